@@ -1,0 +1,3 @@
+from governance.cli import main
+
+main()

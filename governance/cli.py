@@ -1,0 +1,166 @@
+"""The `mm2gov` command line. Thin: parse, call the library, render, map errors to exit codes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from governance import __version__
+from governance.errors import EXIT_RUNTIME, EXIT_USAGE, MM2GovError
+
+log = logging.getLogger("mm2gov")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="mm2gov")
+@click.option("--log-level", type=click.Choice(LOG_LEVELS), default="info", show_default=True,
+              help="Verbosity of the log on stderr (stdout carries only results).")
+def cli(log_level: str) -> None:
+    """mm2gov keeps lines of business (tenants) apart when Kafka data is replicated
+    between clusters with MirrorMaker 2.
+
+    One tenancy model in Git (clusters.yaml, tenants/*.yaml, Rego policies) is
+    checked by OPA and compiled into isolated MM2 flows, least-privilege ACLs,
+    users, Strimzi resources and secrets; the same policies run in the pull
+    request, at admission and in the audit.
+
+    Exit codes: 0 ok, 1 violations or findings, 2 bad usage or invalid config,
+    3 runtime failure (cluster, OPA or a tool unreachable or missing).
+    """
+    logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s", datefmt="%H:%M:%S")
+
+
+# -- devstack --------------------------------------------------------------------------------
+
+DEFAULT_RUN_DIR = "~/.cache/mm2gov/run/default"
+run_dir_option = click.option(
+    "--run-dir", default=DEFAULT_RUN_DIR, show_default=True,
+    help="Where the stack keeps its state, logs, certificates and data.",
+    callback=lambda _ctx, _param, value: Path(value).expanduser(),
+)
+format_option = click.option("--format", "output_format", type=click.Choice(["text", "json"]),
+                             default="text", show_default=True, help="Output format on stdout.")
+
+
+@cli.group()
+def devstack() -> None:
+    """The real local stack on 127.0.0.1: two Kafka 4 clusters (KRaft, SASL_SSL,
+    SCRAM-SHA-512, StandardAuthorizer), OPA, etcd + kube-apiserver with Strimzi's
+    CRDs, and MirrorMaker 2 per flow when asked. Components come from `make setup`."""
+
+
+@devstack.command("up")
+@run_dir_option
+@click.option("--only", default="kafka,opa,kube", show_default=True,
+              help="Comma-separated components to start (kafka, opa, kube).")
+@click.option("--mm2", "mm2_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Start a dedicated MirrorMaker 2 for this properties file (repeatable; flow id = file name).")
+@click.option("--port", "ports", multiple=True, metavar="COMPONENT=PORT",
+              help="Fix a port, e.g. kafka-source=19093 (repeatable). Others are chosen free.")
+@format_option
+def devstack_up(run_dir: Path, only: str, mm2_files: tuple[Path, ...], ports: tuple[str, ...],
+                output_format: str) -> None:
+    """Start the stack and wait until every component is really ready."""
+    from governance.devstack import Stack, StackSpec
+
+    spec = StackSpec(run_dir=run_dir, components=tuple(c.strip() for c in only.split(",") if c.strip()),
+                     ports=_parse_ports(ports))
+    log.info("starting %s in %s", ", ".join(spec.components), run_dir)
+    stack = Stack(spec).up()
+    try:
+        for path in mm2_files:
+            log.info("starting MirrorMaker 2 for %s", path)
+            stack.start_mirrormaker(path.stem, path)
+    except BaseException:
+        stack.down()
+        raise
+    _render_stack(stack.describe(), stack.health(), output_format)
+
+
+def _parse_ports(values: tuple[str, ...]) -> dict[str, int]:
+    ports = {}
+    for value in values:
+        name, _, number = value.partition("=")
+        if not number.isdigit() or not 0 < int(number) < 65536:
+            raise click.BadParameter(f"expected COMPONENT=PORT, got {value!r}", param_hint="--port")
+        ports[name.strip()] = int(number)
+    return ports
+
+
+@devstack.command("down")
+@run_dir_option
+def devstack_down(run_dir: Path) -> None:
+    """Stop every process of the stack (by PID) and keep its logs."""
+    from governance.devstack import Stack
+
+    stopped = Stack.attach(run_dir).down()
+    click.echo(f"stopped: {', '.join(stopped) if stopped else 'nothing was running'}")
+
+
+@devstack.command("status")
+@run_dir_option
+@format_option
+def devstack_status(run_dir: Path, output_format: str) -> None:
+    """Show what runs where and probe each component. Exit 3 if one is not ready."""
+    from governance.devstack import Stack
+
+    stack = Stack.attach(run_dir)
+    health = stack.health()
+    _render_stack(stack.describe(), health, output_format)
+    if any(state != "ready" for state in health.values()):
+        sys.exit(EXIT_RUNTIME)
+
+
+def _render_stack(description: dict, health: dict[str, str], output_format: str) -> None:
+    if output_format == "json":
+        for name, state in health.items():
+            description["components"].setdefault(name, {})["health"] = state
+        click.echo(json.dumps(description, indent=2))
+        return
+    click.echo(f"run directory: {description['run_dir']}")
+    click.echo(f"CA certificate: {description['ca']}  (credentials: {description['secrets_file']}, mode 0600)")
+    for name, info in description["components"].items():
+        endpoint = info.get("endpoint") or info.get("properties", "")
+        click.echo(f"  {name:<16} {health.get(name, '?'):<9} pid {info.get('pid', '-'):<8} {endpoint}")
+        click.echo(f"  {'':<16} log: {info.get('log', '-')}")
+
+
+# -- demo ------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--run-dir", default=None, help="Keep the demo stack's files here (default: a temp dir).")
+@click.option("--keep", is_flag=True, help="Leave the stack running at the end (stop it with devstack down).")
+def demo(run_dir: str | None, keep: bool) -> None:
+    """The whole story on a real local stack."""
+    from governance.demo import run_demo
+
+    run_demo(Path(run_dir).expanduser() if run_dir else None, keep=keep)
+
+
+# -- entry point -----------------------------------------------------------------------------
+
+
+def main() -> None:
+    """Run the CLI; every known failure is one line on stderr and a contract exit code."""
+    try:
+        code = cli.main(prog_name="mm2gov", standalone_mode=False)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except MM2GovError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

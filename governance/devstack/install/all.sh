@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Install every real component of the local stack into the cache (idempotent).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+for component in kafka opa etcd kube-apiserver; do
+  "$here/$component.sh"
+done

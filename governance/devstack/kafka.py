@@ -1,0 +1,199 @@
+"""A real Apache Kafka 4.x cluster (KRaft, one combined node) secured as production is.
+
+Clients use SASL_SSL with SCRAM-SHA-512; the controller listener uses
+SASL_SSL with PLAIN (SCRAM credentials live in the metadata log, which the
+controller listener must work without). The StandardAuthorizer decides every
+request, `allow.everyone.if.no.acl.found=false`, and only the stack's admin
+and controller principals are super users.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from governance.devstack import tools
+from governance.devstack.files import write_private, write_public
+from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, ensure_port_free, port_open
+from governance.secrets.pki import KeyPair, issue_cert, pkcs12_keystore, pkcs12_truststore
+from governance.secrets.values import SecretValue
+
+ADMIN_USER = "admin"
+CONTROLLER_USER = "controller"
+JVM_OPTS = ["-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true"]
+
+LOG4J2 = """\
+status = warn
+appender.console.type = Console
+appender.console.name = STDOUT
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.clients.name = org.apache.kafka.clients
+logger.clients.level = WARN
+logger.authorizer.name = kafka.authorizer.logger
+logger.authorizer.level = INFO
+"""
+
+
+def jaas(module: str, user: str, password: SecretValue, extra: str = "") -> str:
+    return f'{module} required username="{user}" password="{password.reveal()}"{extra};'
+
+
+SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
+
+
+@dataclass
+class KafkaCluster:
+    """One single-node KRaft cluster: `name` is its alias (source, target...)."""
+
+    name: str
+    run_dir: Path
+    ca: KeyPair
+    ca_pem_path: Path
+    admin_password: SecretValue
+    controller_password: SecretValue
+    store_password: SecretValue
+    port: int
+    controller_port: int
+    node_id: int = 1
+    process: ManagedProcess | None = None
+
+    @property
+    def home(self) -> Path:
+        return self.run_dir / f"kafka-{self.name}"
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"{LOOPBACK}:{self.port}"
+
+    @property
+    def truststore_path(self) -> Path:
+        return self.home / "tls" / "truststore.p12"
+
+    def client_config(self, user: str, password: SecretValue) -> dict[str, Any]:
+        """confluent-kafka settings for a SCRAM user over SASL_SSL."""
+        return {
+            "bootstrap.servers": self.bootstrap_servers,
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": user,
+            "sasl.password": password.reveal(),
+            "ssl.ca.location": str(self.ca_pem_path),
+            "ssl.endpoint.identification.algorithm": "https",
+        }
+
+    def admin_config(self) -> dict[str, Any]:
+        return self.client_config(ADMIN_USER, self.admin_password)
+
+    def server_properties(self) -> str:
+        keystore = self.home / "tls" / "keystore.p12"
+        lines = {
+            "process.roles": "broker,controller",
+            "node.id": str(self.node_id),
+            "controller.quorum.voters": f"{self.node_id}@{LOOPBACK}:{self.controller_port}",
+            "listeners": f"SASL_SSL://{LOOPBACK}:{self.port},CONTROLLER://{LOOPBACK}:{self.controller_port}",
+            "advertised.listeners": f"SASL_SSL://{LOOPBACK}:{self.port}",
+            "listener.security.protocol.map": "SASL_SSL:SASL_SSL,CONTROLLER:SASL_SSL",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "SASL_SSL",
+            "sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
+            "sasl.mechanism.controller.protocol": "PLAIN",
+            "listener.name.sasl_ssl.sasl.enabled.mechanisms": "SCRAM-SHA-512",
+            "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config": jaas(
+                SCRAM_MODULE, ADMIN_USER, self.admin_password
+            ),
+            "listener.name.controller.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.controller.plain.sasl.jaas.config": jaas(
+                PLAIN_MODULE,
+                CONTROLLER_USER,
+                self.controller_password,
+                f' user_{CONTROLLER_USER}="{self.controller_password.reveal()}"',
+            ),
+            "ssl.keystore.type": "PKCS12",
+            "ssl.keystore.location": str(keystore),
+            "ssl.keystore.password": self.store_password.reveal(),
+            "ssl.truststore.type": "PKCS12",
+            "ssl.truststore.location": str(self.truststore_path),
+            "ssl.truststore.password": self.store_password.reveal(),
+            "ssl.enabled.protocols": "TLSv1.3,TLSv1.2",
+            "ssl.endpoint.identification.algorithm": "https",
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "super.users": f"User:{ADMIN_USER};User:{CONTROLLER_USER}",
+            "allow.everyone.if.no.acl.found": "false",
+            "auto.create.topics.enable": "false",
+            "log.dirs": str(self.home / "data"),
+            "num.partitions": "1",
+            "offsets.topic.replication.factor": "1",
+            "offsets.topic.num.partitions": "3",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+            "share.coordinator.state.topic.replication.factor": "1",
+            "share.coordinator.state.topic.min.isr": "1",
+            "group.initial.rebalance.delay.ms": "0",
+            "log.segment.bytes": str(16 * 1024 * 1024),
+        }
+        return "".join(f"{key}={value}\n" for key, value in lines.items())
+
+    def _prepare(self) -> None:
+        """Write TLS stores and configuration; format KRaft storage on first start."""
+        server = issue_cert(self.ca, f"kafka-{self.name}", server=True, client=True,
+                            ip_addresses=(LOOPBACK,), dns_names=("localhost",))
+        write_private(self.home / "tls" / "keystore.p12",
+                      pkcs12_keystore(server, [self.ca.cert], self.store_password, f"kafka-{self.name}"))
+        write_public(self.truststore_path, pkcs12_truststore([self.ca.cert], self.store_password))
+        write_private(self.home / "server.properties", self.server_properties().encode())
+        write_public(self.home / "log4j2.properties", LOG4J2.encode())
+        if not (self.home / "data" / "meta.properties").exists():
+            self._format_storage()
+
+    def _java(self, main_class: str, *args: str) -> list[str]:
+        dist = tools.kafka()
+        return [
+            str(tools.java()), *JVM_OPTS,
+            f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
+            "-cp", dist.classpath, main_class, *args,
+        ]
+
+    def _format_storage(self) -> None:
+        import subprocess
+
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        argv = self._java(
+            "kafka.tools.StorageTool", "format", "-t", cluster_id,
+            "-c", str(self.home / "server.properties"),
+            "--add-scram", f"SCRAM-SHA-512=[name={ADMIN_USER},password={self.admin_password.reveal()}]",
+        )
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            output = (done.stdout + done.stderr).replace(self.admin_password.reveal(), "<redacted>")
+            raise DevstackError(f"kafka-{self.name}: formatting KRaft storage failed:\n{output[-2000:]}")
+
+    def start(self, timeout: float = 90) -> None:
+        tools.java()  # fail early, in one line, if Java is missing or too old
+        tools.kafka()
+        ensure_port_free(self.port, f"kafka-{self.name}")
+        ensure_port_free(self.controller_port, f"kafka-{self.name} controller")
+        self._prepare()
+        self.process = ManagedProcess(
+            name=f"kafka-{self.name}",
+            argv=self._java("kafka.Kafka", str(self.home / "server.properties")),
+            log_path=self.home / "kafka.log",
+            cwd=self.home,
+        )
+        self.process.start()
+        self.process.wait_ready(self.is_ready, timeout, f"metadata request on {self.bootstrap_servers}")
+
+    def is_ready(self) -> bool:
+        from confluent_kafka.admin import AdminClient
+
+        if not port_open(self.port):
+            return False
+        admin = AdminClient({**self.admin_config(), "socket.timeout.ms": 3000, "log_level": 0})
+        metadata = admin.list_topics(timeout=3)
+        return len(metadata.brokers) > 0

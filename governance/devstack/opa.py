@@ -1,0 +1,49 @@
+"""A real OPA server (`opa run --server`) on loopback, loading a policy directory."""
+
+from __future__ import annotations
+
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from governance.devstack import tools
+from governance.devstack.files import write_public
+from governance.devstack.process import LOOPBACK, ManagedProcess, ensure_port_free
+
+
+@dataclass
+class OpaServer:
+    run_dir: Path
+    port: int
+    bundle_dirs: list[Path] = field(default_factory=list)
+    process: ManagedProcess | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    def start(self, timeout: float = 30) -> None:
+        opa = tools.opa()
+        ensure_port_free(self.port, "opa")
+        config = self.run_dir / "opa" / "config.yaml"  # also marks the process as this stack's
+        write_public(config, b"{}\n")
+        self.process = ManagedProcess(
+            name="opa",
+            argv=[
+                str(opa), "run", "--server", "--addr", f"{LOOPBACK}:{self.port}",
+                "--disable-telemetry", "--config-file", str(config), "--log-level", "info", "--log-format", "json",
+                *[str(d) for d in self.bundle_dirs],
+            ],
+            log_path=self.run_dir / "opa" / "opa.log",
+            cwd=self.run_dir,
+        )
+        self.process.start()
+        self.process.wait_ready(self.is_ready, timeout, f"GET {self.url}/health")
+
+    def is_ready(self) -> bool:
+        with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
+            return response.status == 200
+
+    def stop(self) -> None:
+        if self.process:
+            self.process.stop()

@@ -1,0 +1,1 @@
+"""The thin edge to live Kafka clusters: AdminClient calls, nothing else."""

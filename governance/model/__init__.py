@@ -1,0 +1,1 @@
+"""Records of the tenancy model, shared by compile, plan, apply, admission and audit."""
