@@ -48,6 +48,14 @@ SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 
 
+def kraft_cluster_id() -> str:
+    """A random Kafka Uuid in base64url; like Kafka, never one starting with '-' (a CLI flag)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 @dataclass
 class KafkaCluster:
     """One single-node KRaft cluster: `name` is its alias (source, target...)."""
@@ -163,7 +171,7 @@ class KafkaCluster:
     def _format_storage(self) -> None:
         import subprocess
 
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        cluster_id = kraft_cluster_id()
         argv = self._java(
             "kafka.tools.StorageTool", "format", "-t", cluster_id,
             "-c", str(self.home / "server.properties"),

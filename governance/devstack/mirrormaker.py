@@ -22,6 +22,7 @@ class MirrorMaker:
     properties: Path
     run_dir: Path
     process: ManagedProcess | None = None
+    _log_start: int = 0  # the log is appended to across runs: readiness looks past this offset only
 
     @property
     def home(self) -> Path:
@@ -45,11 +46,14 @@ class MirrorMaker:
             log_path=self.log_path,
             cwd=self.home,
         )
+        self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         self.process.start()
         self.process.wait_ready(self._started, timeout, f"'{STARTED_LINE}' in its log")
 
     def _started(self) -> bool:
-        return self.log_path.exists() and STARTED_LINE in self.log_path.read_text(errors="replace")
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_start)
+            return STARTED_LINE.encode() in log.read()
 
     def stop(self) -> None:
         if self.process:

@@ -132,6 +132,19 @@ def _is_zombie(pid: int) -> bool:
         return False
 
 
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes in process group `pgid`."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(stat.parent.name))
+    return members
+
+
 def pid_command_line(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
@@ -159,7 +172,7 @@ def stop_pid(pid: int, timeout: float = 20, must_contain: str | None = None) -> 
             os.kill(pid, sig)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            if not pid_alive(pid):
+            if not group_members(pid):
                 return True
             time.sleep(0.1)
-    return not pid_alive(pid)
+    return not group_members(pid)

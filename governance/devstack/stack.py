@@ -102,13 +102,16 @@ class Stack:
 
     def down(self) -> list[str]:
         """Stop every component of this stack by PID; returns what was stopped."""
-        stopped = []
         pids = self._pids()
-        mm2_first = sorted(pids, key=lambda name: not name.startswith("mm2-"))
-        for name in mm2_first:
-            pid = pids[name]
-            if stop_pid(pid, must_contain=str(self.run_dir)):
-                stopped.append(name)
+        mm2 = [name for name in pids if name.startswith("mm2-")]
+        stores = [name for name in pids if name == "etcd"]
+        rest = [name for name in pids if name not in mm2 + stores]
+        stopped = []
+        # Dependants first: MM2 needs the brokers, kube-apiserver waits ~20 s for a vanished etcd.
+        for wave in (mm2, rest, stores):
+            with ThreadPoolExecutor(max_workers=max(len(wave), 1)) as pool:
+                results = pool.map(lambda name: stop_pid(pids[name], must_contain=str(self.run_dir)), wave)
+                stopped += [name for name, done in zip(wave, results, strict=True) if done]
         for process in self._processes():
             if process.popen is not None:
                 process.popen.poll()  # reap our own children
@@ -144,10 +147,13 @@ class Stack:
         values = {f"{alias}.password": self.secrets[f"kafka.{alias}.admin.password"] for alias in (source, target)}
         values["truststore.password"] = self.secrets["store.password"]
         write_private(credentials, "".join(f"{k}={v.reveal()}\n" for k, v in values.items()).encode())
-        clusters = {alias: {"bootstrap": k.bootstrap_servers, "truststore": str(k.truststore_path), "user": "admin"}
-                    for alias, k in self.kafka.items()}
+        clusters = {
+            alias: {"bootstrap": k.bootstrap_servers, "truststore": str(k.truststore_path), "user": "admin"}
+            for alias, k in self.kafka.items()
+        }
         path = self.run_dir / f"mm2-{flow_id}.properties"
-        write_public(path, dedicated_properties(flow_id, clusters, source, target, topics, credentials, groups).encode())
+        text = dedicated_properties(flow_id, clusters, source, target, topics, credentials, groups)
+        write_public(path, text.encode())
         return path
 
     def stop_mirrormaker(self, flow_id: str) -> None:

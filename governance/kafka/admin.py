@@ -13,6 +13,8 @@ from typing import Any
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import (
     AclBinding as KafkaAclBinding,
+)
+from confluent_kafka.admin import (
     AclOperation,
     AclPermissionType,
     AdminClient,

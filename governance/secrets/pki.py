@@ -66,7 +66,7 @@ def _name(common_name: str) -> x509.Name:
 def new_ca(common_name: str, days: int = 3650, algorithm: str = "ec") -> KeyPair:
     """A self-signed CA that may sign leaf certificates only (path length 0)."""
     key = new_private_key(algorithm)
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     name = _name(common_name)
     cert = (
         x509.CertificateBuilder()
@@ -106,7 +106,7 @@ def issue_cert(
     if not (server or client):
         raise ValueError("a certificate must be for server or client auth (or both)")
     key = new_private_key(algorithm)
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     usages = ([ExtendedKeyUsageOID.SERVER_AUTH] if server else []) + (
         [ExtendedKeyUsageOID.CLIENT_AUTH] if client else []
     )

@@ -1,0 +1,90 @@
+"""The real broker's StandardAuthorizer decides: a tenant reaches its own prefix only."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+from confluent_kafka import Consumer, KafkaError, Producer
+
+from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
+from governance.model.acl import AclBinding
+from governance.secrets.values import random_password
+
+
+def _first_message_or_error(consumer: Consumer, timeout: float = 45):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        message = consumer.poll(1.0)
+        if message is None:
+            continue
+        return message
+    return None
+
+
+@pytest.fixture(scope="module")
+def payments_tenant(stack):
+    source = stack.kafka["source"]
+    admin = admin_client(source.admin_config())
+    create_topics(admin, ["payments.orders", "marketing.leads"])
+    password = random_password()
+    upsert_scram_user(admin, "payments-app", password)
+    create_acls(admin, [
+        AclBinding("User:payments-app", "TOPIC", "payments.", "PREFIXED", "READ"),
+        AclBinding("User:payments-app", "GROUP", "payments-", "PREFIXED", "READ"),
+    ])
+    producer = Producer(source.admin_config())
+    for topic in ("payments.orders", "marketing.leads"):
+        producer.produce(topic, key=b"k", value=f"record of {topic}".encode())
+    assert producer.flush(30) == 0
+    return source.client_config("payments-app", password)
+
+
+def _consumer(config: dict, group: str) -> Consumer:
+    return Consumer({**config, "group.id": group, "auto.offset.reset": "earliest",
+                     "enable.auto.commit": False, "log_level": 0})
+
+
+def test_tenant_consumes_its_own_prefixed_topic(payments_tenant):
+    consumer = _consumer(payments_tenant, f"payments-{uuid.uuid4().hex[:6]}")
+    consumer.subscribe(["payments.orders"])
+    try:
+        message = _first_message_or_error(consumer)
+    finally:
+        consumer.close()
+    assert message is not None and message.error() is None, message and message.error()
+    assert message.value() == b"record of payments.orders"
+
+
+def test_tenant_is_refused_another_tenants_topic(payments_tenant):
+    consumer = _consumer(payments_tenant, f"payments-{uuid.uuid4().hex[:6]}")
+    consumer.subscribe(["marketing.leads"])
+    try:
+        message = _first_message_or_error(consumer)
+    finally:
+        consumer.close()
+    assert message is not None and message.error() is not None
+    assert message.error().code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+
+
+def test_tenant_cannot_write_with_a_read_only_acl(payments_tenant):
+    errors = []
+    producer = Producer({**payments_tenant, "log_level": 0, "message.timeout.ms": 15000})
+    producer.produce("payments.orders", value=b"x", on_delivery=lambda err, _msg: errors.append(err))
+    producer.flush(30)
+    assert errors and errors[0] is not None
+    assert errors[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+
+
+def test_wrong_password_is_refused(stack):
+    source = stack.kafka["source"]
+    errors: list[KafkaError] = []
+    config = {**source.client_config("payments-app", random_password()), "log_level": 0,
+              "error_cb": errors.append}
+    producer = Producer(config)
+    deadline = time.monotonic() + 30
+    while not errors and time.monotonic() < deadline:
+        producer.poll(0.5)
+    assert errors, "the broker accepted a wrong SCRAM password"
+    assert errors[0].code() == KafkaError._AUTHENTICATION
