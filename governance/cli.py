@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from governance import __version__
-from governance.errors import EXIT_RUNTIME, EXIT_USAGE, MM2GovError
+from governance.errors import EXIT_RUNTIME, EXIT_USAGE, EXIT_VIOLATIONS, MM2GovError
 
 log = logging.getLogger("mm2gov")
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -129,6 +129,99 @@ def _render_stack(description: dict, health: dict[str, str], output_format: str)
         endpoint = info.get("endpoint") or info.get("properties", "")
         click.echo(f"  {name:<16} {health.get(name, '?'):<9} pid {info.get('pid', '-'):<8} {endpoint}")
         click.echo(f"  {'':<16} log: {info.get('log', '-')}")
+
+
+# -- policy: schema, validate, plan -----------------------------------------------------------
+
+SEVERITY_CHOICE = click.Choice(["info", "low", "medium", "high", "critical"])
+opa_url_option = click.option("--opa-url", default=None, metavar="URL",
+                              help="Use this OPA server instead of starting one (policies are uploaded to it).")
+fail_on_option = click.option("--fail-on", default="high", show_default=True, type=SEVERITY_CHOICE,
+                              help="Exit 1 when a violation has this severity or higher.")
+repo_argument = click.argument("repo", type=click.Path(path_type=Path))
+
+
+@cli.command()
+def schema() -> None:
+    """Print the JSON Schema of the governance repo files (clusters.yaml, tenants/*.yaml)."""
+    from governance.config.schema import repo_json_schema
+
+    click.echo(json.dumps(repo_json_schema(), indent=2))
+
+
+@cli.command()
+@repo_argument
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown", "sarif", "junit"]),
+              default="text", show_default=True)
+@fail_on_option
+@opa_url_option
+def validate(repo: Path, output_format: str, fail_on: str, opa_url: str | None) -> None:
+    """Check REPO: schema, then the Rego rules (built-in + REPO/policies/*.rego) in a real OPA."""
+    from governance.config import load_inventory
+    from governance.policy.decide import decide
+    from governance.render import violations as render
+
+    inventory = load_inventory(repo)
+    decision = decide(inventory, opa_url)
+    found = list(decision.violations)
+    if output_format == "json":
+        click.echo(render.as_json(found, valid=not decision.at_or_above(fail_on), fail_on=fail_on,
+                                  tenants=sorted(inventory.tenants), scopes=decision.scopes), nl=False)
+    elif output_format == "markdown":
+        click.echo(render.markdown(found), nl=False)
+    elif output_format == "sarif":
+        click.echo(render.sarif(found, str(repo)), nl=False)
+    elif output_format == "junit":
+        click.echo(render.junit(found, inventory.tenants), nl=False)
+    else:
+        click.echo(render.text(found), nl=False)
+        log.info("checked %d tenant(s), %d cluster(s), %d flow(s)", len(inventory.tenants),
+                 len(inventory.clusters), sum(len(t.flows) for t in inventory.tenants.values()))
+    if decision.at_or_above(fail_on):
+        sys.exit(EXIT_VIOLATIONS)
+
+
+@cli.command()
+@repo_argument
+@click.option("--base", required=True, metavar="DIR|GIT_REF",
+              help="What REPO is compared with: a directory, or a git ref of the repository REPO is in.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown", "sarif", "junit"]),
+              default="text", show_default=True)
+@fail_on_option
+@opa_url_option
+def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str | None) -> None:
+    """Show what a change to REPO does: tenants, flows, principals and the effective-permission
+    diff ("User:x gains READ on cloud topic prefix onprem.payments.public.")."""
+    from governance.config import load_inventory
+    from governance.config.loader import empty_inventory
+    from governance.plan.base import materialize_git_base, temporary_dir
+    from governance.plan.diff import make_plan
+    from governance.policy.decide import decide
+    from governance.policy.engine import at_or_above
+    from governance.render import plan as render_plan
+    from governance.render import violations as render
+
+    head = load_inventory(repo)
+    with temporary_dir() as tmp:
+        if Path(base).is_dir():
+            base_inventory, base_label = load_inventory(Path(base)), base
+        else:
+            base_dir = materialize_git_base(repo, base, Path(tmp))
+            base_inventory = load_inventory(base_dir) if base_dir else empty_inventory(repo)
+            base_label = f"{base} (git)" if base_dir else f"{base} (git; {repo} did not exist there)"
+        the_plan = make_plan(decide(base_inventory, opa_url), decide(head, opa_url))
+    if output_format == "json":
+        click.echo(render_plan.as_json(the_plan, base_label), nl=False)
+    elif output_format == "markdown":
+        click.echo(render_plan.markdown(the_plan, base_label), nl=False)
+    elif output_format == "sarif":
+        click.echo(render.sarif(the_plan.violations, str(repo)), nl=False)
+    elif output_format == "junit":
+        click.echo(render.junit(the_plan.violations, head.tenants, suite="mm2gov plan"), nl=False)
+    else:
+        click.echo(render_plan.text(the_plan, base_label), nl=False)
+    if at_or_above(the_plan.violations, fail_on):
+        sys.exit(EXIT_VIOLATIONS)
 
 
 # -- demo ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ command -v java >/dev/null || { echo "error: Java 17+ is required for Kafka (apt
 command -v mvn >/dev/null || { echo "error: Maven is required to fetch Kafka (apt-get install maven)" >&2; exit 1; }
 rm -rf "$OUT"; mkdir -p "$OUT/libs"
 echo "fetching kafka $version and MirrorMaker 2 from Maven Central..."
-mvn -q -B -f "$here/kafka-pom.xml" dependency:copy-dependencies \
+mvn -q -B -Dstyle.color=never -f "$here/kafka-pom.xml" dependency:copy-dependencies \
   -DoutputDirectory="$OUT/libs" -DincludeScope=runtime -Dkafka.version="$version"
 touch "$OUT/.complete"
 echo "kafka $version: $(ls "$OUT/libs" | wc -l) jars at $OUT/libs"

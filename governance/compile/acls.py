@@ -1,0 +1,54 @@
+"""Tenant scopes -> ACL bindings per cluster: the effective permissions a plan diffs.
+
+Pure: the input is `Decision.scopes` (docs/policies.md), the output sets of
+AclBinding keyed by cluster alias. PREFIXED patterns only, always the tenant's
+prefixes (which end with a separator); remote topics are read-only on targets.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from governance.compile.naming import remote_name
+from governance.model.acl import AclBinding
+
+ClusterBindings = dict[str, set[AclBinding]]
+
+
+def tenant_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+    bindings: ClusterBindings = defaultdict(set)
+    for scope in scopes.values():
+        principals = scope["principals"]
+        readers = [p for p in principals if "READ" in p["topic_operations"]]
+        for cluster in scope["clusters"]:
+            for principal in principals:
+                _grant(bindings[cluster], principal["name"], "TOPIC", scope["topic_prefixes"],
+                       principal["topic_operations"])
+                _grant(bindings[cluster], principal["name"], "GROUP", scope["group_prefixes"],
+                       principal["group_operations"])
+        for flow in scope["flows"]:  # consumers of the tenant's remote topics on the target
+            for principal in readers:
+                _grant(bindings[flow["target"]], principal["name"], "TOPIC", flow["remote_topic_prefixes"],
+                       ["READ", "DESCRIBE"])
+                _grant(bindings[flow["target"]], principal["name"], "GROUP", scope["group_prefixes"],
+                       principal["group_operations"])
+        for grant in scope["grants_given"]:
+            receiver = scopes.get(grant["to"])
+            if receiver is None:
+                continue
+            grantees = [p["name"] for p in receiver["principals"] if "read" in p["access"]]
+            for name in grantees:
+                for cluster in scope["clusters"]:
+                    _grant(bindings[cluster], name, "TOPIC", grant["topics"], ["READ", "DESCRIBE"])
+                for flow in scope["flows"]:
+                    remote = [remote_name(flow["replication_policy"], flow["source"], t) for t in grant["topics"]]
+                    _grant(bindings[flow["target"]], name, "TOPIC", remote, ["READ", "DESCRIBE"])
+    return dict(bindings)
+
+
+def _grant(into: set[AclBinding], principal: str, resource_type: str, prefixes: list[str],
+           operations: list[str]) -> None:
+    for prefix in prefixes:
+        for operation in operations:
+            into.add(AclBinding(principal, resource_type, prefix, "PREFIXED", operation))  # type: ignore[arg-type]

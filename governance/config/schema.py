@@ -1,0 +1,110 @@
+"""The governance repo's schema (CONTRACT.md) as pydantic models.
+
+Models are strict (no type coercion) and forbid unknown keys; `mm2gov schema`
+prints `repo_json_schema()`. Policy questions (separators, overlaps, grants,
+classification) are not here: they are Rego rules.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic.json_schema import models_json_schema
+
+DnsLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")]
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+PrincipalName = Annotated[str, StringConstraints(pattern=r"^User:.+$")]
+
+SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Security(Strict):
+    protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] | None = None
+    tls_min_version: Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"] = "TLSv1.2"
+    ca_secret: NonEmpty | None = Field(None, description="Name of the Secret or file holding the CA, never the CA")
+    admin_credentials_secret: NonEmpty | None = Field(
+        None, description="Name of the Secret with admin credentials for apply/audit, never the credentials"
+    )
+
+    @model_validator(mode="after")
+    def _mechanism_matches_protocol(self) -> Security:
+        if self.protocol in SASL_PROTOCOLS and self.sasl_mechanism is None:
+            raise ValueError(f"sasl_mechanism is required with protocol {self.protocol}")
+        if self.protocol not in SASL_PROTOCOLS and self.sasl_mechanism is not None:
+            raise ValueError(f"sasl_mechanism is only valid with SASL protocols, not {self.protocol}")
+        return self
+
+
+class StrimziTarget(Strict):
+    namespace: DnsLabel
+    cluster: DnsLabel
+
+
+class Cluster(Strict):
+    bootstrap_servers: NonEmpty
+    zone: NonEmpty = Field(description="Free label used by policies, e.g. onprem | cloud")
+    security: Security
+    strimzi: StrimziTarget | None = None
+
+
+class ClustersFile(Strict):
+    clusters: dict[DnsLabel, Cluster] = Field(min_length=1)
+
+
+class Principal(Strict):
+    name: PrincipalName
+    access: list[Literal["read", "write"]] = Field(min_length=1)
+
+
+class RecordMarker(Strict):
+    header: NonEmpty
+    value: NonEmpty
+
+
+class Flow(Strict):
+    source: DnsLabel
+    target: DnsLabel
+    topics: list[NonEmpty] = Field(min_length=1, description="Java regexes, inside the tenant's topic_prefixes")
+    groups: list[NonEmpty] = Field(default_factory=list, description="Java regexes, inside group_prefixes")
+    replication_policy: Literal["default", "identity"] = "default"
+
+
+class Grant(Strict):
+    to: NonEmpty
+    topics: list[str] = Field(min_length=1, description="Topic prefixes of the granting tenant")
+    access: list[NonEmpty] = Field(min_length=1, description="Only read is allowed by the built-in policy")
+
+
+class Tenant(Strict):
+    name: DnsLabel
+    owners: list[NonEmpty] = Field(min_length=1)
+    classification: Literal["public", "internal", "confidential", "restricted"]
+    clusters: list[DnsLabel] = Field(
+        default_factory=list,
+        description="Clusters where the tenant's own topics live; default: its flows' sources, else every cluster",
+    )
+    topic_prefixes: list[NonEmpty] = Field(min_length=1)
+    group_prefixes: list[NonEmpty] = Field(default_factory=list)
+    principals: list[Principal] = Field(default_factory=list)
+    record_marker: RecordMarker | None = None
+    flows: list[Flow] = Field(default_factory=list)
+    grants: list[Grant] = Field(default_factory=list)
+
+
+def repo_json_schema() -> dict[str, Any]:
+    """JSON Schema of a governance repo file: clusters.yaml is a ClustersFile, tenants/*.yaml a Tenant."""
+    _, top = models_json_schema([(ClustersFile, "validation"), (Tenant, "validation")],
+                                ref_template="#/$defs/{model}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "mm2gov governance repository file",
+        "description": "clusters.yaml validates against ClustersFile; each tenants/*.yaml against Tenant.",
+        "oneOf": [{"$ref": "#/$defs/ClustersFile"}, {"$ref": "#/$defs/Tenant"}],
+        "$defs": top["$defs"],
+    }

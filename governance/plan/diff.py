@@ -1,0 +1,93 @@
+"""The plan between a base and a head governance repo. Pure functions over decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from governance.compile.acls import ClusterBindings, tenant_bindings
+from governance.model.acl import AclBinding
+from governance.policy.engine import Decision, Violation
+
+
+@dataclass(frozen=True, order=True)
+class PermissionChange:
+    cluster: str
+    binding: AclBinding
+
+    def phrase(self, verb: str) -> str:
+        b = self.binding
+        kind = b.resource_type.lower() + (" prefix" if b.pattern_type == "PREFIXED" else "")
+        return f"{b.principal} {verb} {b.operation} on {self.cluster} {kind} {b.resource_name}"
+
+    def to_record(self) -> dict[str, str]:
+        return {"cluster": self.cluster, **self.binding.to_record()}
+
+
+@dataclass
+class Plan:
+    tenants_added: list[str] = field(default_factory=list)
+    tenants_removed: list[str] = field(default_factory=list)
+    tenants_changed: list[str] = field(default_factory=list)
+    flows_added: list[dict[str, str]] = field(default_factory=list)
+    flows_removed: list[dict[str, str]] = field(default_factory=list)
+    principals_added: list[dict[str, str]] = field(default_factory=list)
+    principals_removed: list[dict[str, str]] = field(default_factory=list)
+    permissions_gained: list[PermissionChange] = field(default_factory=list)
+    permissions_lost: list[PermissionChange] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    new_violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def has_changes(self) -> bool:
+        return any((self.tenants_added, self.tenants_removed, self.tenants_changed, self.flows_added,
+                    self.flows_removed, self.principals_added, self.principals_removed,
+                    self.permissions_gained, self.permissions_lost))
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "tenants": {"added": self.tenants_added, "removed": self.tenants_removed,
+                        "changed": self.tenants_changed},
+            "flows": {"added": self.flows_added, "removed": self.flows_removed},
+            "principals": {"added": self.principals_added, "removed": self.principals_removed},
+            "permissions": {"gained": [c.to_record() for c in self.permissions_gained],
+                            "lost": [c.to_record() for c in self.permissions_lost]},
+            "violations": [v.to_record() for v in self.violations],
+            "new_violations": [v.to_record() for v in self.new_violations],
+        }
+
+
+def effective_permissions(decision: Decision) -> set[PermissionChange]:
+    bindings: ClusterBindings = tenant_bindings(decision.scopes)
+    return {PermissionChange(cluster, b) for cluster, items in bindings.items() for b in items}
+
+
+def _flows(scopes: dict[str, Any]) -> dict[str, dict[str, str]]:
+    return {f["id"]: {"id": f["id"], "tenant": t, "source": f["source"], "target": f["target"]}
+            for t, s in scopes.items() for f in s["flows"]}
+
+
+def _principals(scopes: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(t, p["name"]) for t, s in scopes.items() for p in s["principals"]}
+
+
+def make_plan(base: Decision, head: Decision) -> Plan:
+    base_flows, head_flows = _flows(base.scopes), _flows(head.scopes)
+    base_perms, head_perms = effective_permissions(base), effective_permissions(head)
+    shared = set(base.scopes) & set(head.scopes)
+    known_base = {(v.rule, v.tenant, v.message) for v in base.violations}
+    return Plan(
+        tenants_added=sorted(set(head.scopes) - set(base.scopes)),
+        tenants_removed=sorted(set(base.scopes) - set(head.scopes)),
+        tenants_changed=sorted(t for t in shared if base.scopes[t] != head.scopes[t]),
+        flows_added=[head_flows[f] for f in sorted(set(head_flows) - set(base_flows))],
+        flows_removed=[base_flows[f] for f in sorted(set(base_flows) - set(head_flows))],
+        principals_added=[{"tenant": t, "principal": p}
+                          for t, p in sorted(_principals(head.scopes) - _principals(base.scopes))],
+        principals_removed=[{"tenant": t, "principal": p}
+                            for t, p in sorted(_principals(base.scopes) - _principals(head.scopes))],
+        permissions_gained=sorted(head_perms - base_perms),
+        permissions_lost=sorted(base_perms - head_perms),
+        violations=list(head.violations),
+        new_violations=[v for v in head.violations if (v.rule, v.tenant, v.message) not in known_base],
+    )

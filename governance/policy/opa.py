@@ -1,0 +1,144 @@
+"""The default engine: a real OPA server, driven through opa-python-client.
+
+Without a URL, mm2gov starts `opa run --server` on a free loopback port and
+stops it afterwards. Policies are uploaded with `rego_compat=False`, so what
+runs is exactly what is in Git; a module OPA rejects is a PolicySyntaxError
+(exit 2) that names the file.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import requests
+from opa_client import OpaClient
+from opa_client.errors import RegoParseError
+
+from governance.devstack import tools
+from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port
+from governance.errors import RuntimeFailure
+from governance.policy.bundle import PolicyModule
+from governance.policy.engine import Decision, PolicyError, PolicySyntaxError, parse_decision
+
+log = logging.getLogger("mm2gov.policy")
+DECISION_PACKAGE, DECISION_RULE = "mm2gov", "decision"
+
+
+class OpaEngine:
+    """Use as a context manager: `with OpaEngine(modules) as engine: engine.evaluate(doc)`."""
+
+    def __init__(self, modules: list[PolicyModule], url: str | None = None, timeout: float = 60) -> None:
+        self.modules = modules
+        self.url = url
+        self.timeout = timeout
+        self._process: ManagedProcess | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.client: OpaClient | None = None
+
+    def __enter__(self) -> OpaEngine:
+        try:
+            if self.url is None:
+                self._start_server()
+            self._connect()
+            self._upload()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _start_server(self) -> None:
+        try:
+            opa = tools.opa()
+        except tools.MissingTool as exc:
+            raise PolicyError(f"OPA cannot start: {exc}") from None
+        self._tmp = tempfile.TemporaryDirectory(prefix="mm2gov-opa-")
+        port = free_port()
+        self._process = ManagedProcess(
+            "opa", [str(opa), "run", "--server", "--addr", f"{LOOPBACK}:{port}", "--disable-telemetry",
+                    "--log-level", "error"],
+            Path(self._tmp.name) / "opa.log",
+        )
+        self.url = f"http://{LOOPBACK}:{port}"
+        self._process.start()
+        try:
+            self._process.wait_ready(lambda: requests.get(f"{self.url}/health", timeout=1).ok, 30,
+                                     f"GET {self.url}/health")
+        except DevstackError as exc:
+            raise PolicyError(f"OPA cannot start: {exc}") from None
+        log.debug("started OPA at %s", self.url)
+
+    def _connect(self) -> None:
+        parsed = urlparse(self.url or "")
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise PolicyError(f"invalid OPA URL {self.url!r}: expected http(s)://host:port")
+        self.client = OpaClient(host=parsed.hostname, port=parsed.port or (443 if parsed.scheme == "https" else 80),
+                                ssl=parsed.scheme == "https", timeout=self.timeout, retries=0)
+        try:
+            self.client.check_connection()
+        except Exception:  # noqa: BLE001 - any failure to reach OPA is the same answer for the user
+            raise PolicyError(f"OPA unreachable at {self.url}: cannot evaluate policies, denying") from None
+
+    def _upload(self) -> None:
+        assert self.client is not None
+        for module in self.modules:
+            try:
+                self.client.update_policy_from_string(module.text(), module.id, rego_compat=False)
+            except RegoParseError as exc:
+                raise PolicySyntaxError(_describe_rego_error(module, exc)) from None
+            except requests.RequestException as exc:
+                raise PolicyError(f"OPA at {self.url} failed while loading {module.id}: "
+                                  f"{type(exc).__name__}") from None
+
+    def evaluate(self, document: dict[str, Any]) -> Decision:
+        assert self.client is not None, "use OpaEngine as a context manager"
+        try:
+            response = self.client.query_rule(document, DECISION_PACKAGE, DECISION_RULE)
+        except requests.HTTPError as exc:
+            raise PolicyError(f"policy evaluation failed: {_opa_message(exc.response)}; denying") from None
+        except requests.RequestException as exc:
+            raise PolicyError(f"OPA at {self.url} did not answer ({type(exc).__name__}); denying") from None
+        return parse_decision(response.get("result"))
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close_connection()
+            self.client = None
+        if self._process is not None:
+            self._process.stop()
+            self._process = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
+def _describe_rego_error(module: PolicyModule, exc: RegoParseError) -> str:
+    lines = []
+    for error in exc.errors or []:
+        where = error.get("location") or {}
+        row = where.get("row")
+        where_text = f"{module.path}:{row}" if row else str(module.path)
+        lines.append(f"{where_text}: {error.get('code', 'error')}: {error.get('message')}")
+    if not lines:
+        lines.append(f"{module.path}: {exc.message}")
+    return "policy does not compile (OPA):\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def _opa_message(response: requests.Response | None) -> str:
+    if response is None:
+        return "no response"
+    try:
+        body = response.json()
+    except ValueError:
+        return f"HTTP {response.status_code}"
+    errors = "; ".join(e.get("message", "") for e in body.get("errors", []) if isinstance(e, dict))
+    return f"{body.get('code', response.status_code)}: {body.get('message', '')}" + (f" ({errors})" if errors else "")
+
+
+__all__ = ["OpaEngine", "RuntimeFailure"]

@@ -1,0 +1,1 @@
+"""Renderers: violations and plans as text, JSON, Markdown, SARIF and JUnit."""

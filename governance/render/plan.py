@@ -1,0 +1,79 @@
+"""Plans for people (text, a Markdown pull-request comment) and scripts (JSON)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from governance.plan.diff import PermissionChange, Plan
+from governance.render import violations as render_violations
+from governance.render.violations import md_cell
+
+
+def grouped(changes: list[PermissionChange]) -> list[tuple[str, str, str, str, list[str]]]:
+    """(principal, cluster, kind, resource, operations): one line per resource, operations joined."""
+    groups: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
+    for change in changes:
+        b = change.binding
+        kind = b.resource_type.lower() + (" prefix" if b.pattern_type == "PREFIXED" else "")
+        groups[(b.principal, change.cluster, kind, b.resource_name)].append(b.operation)
+    return [(*key, sorted(ops)) for key, ops in sorted(groups.items())]
+
+
+def text(plan: Plan, base_label: str) -> str:
+    out = [f"Plan against {base_label}"]
+    if not plan.has_changes:
+        out.append("  no changes to tenants, flows, principals or effective permissions")
+    out += [f"  + tenant {name}" for name in plan.tenants_added]
+    out += [f"  - tenant {name}" for name in plan.tenants_removed]
+    out += [f"  ~ tenant {name} (scope changed)" for name in plan.tenants_changed]
+    out += [f"  + flow {f['id']} ({f['source']} -> {f['target']})" for f in plan.flows_added]
+    out += [f"  - flow {f['id']} ({f['source']} -> {f['target']})" for f in plan.flows_removed]
+    out += [f"  + principal {p['principal']} ({p['tenant']})" for p in plan.principals_added]
+    out += [f"  - principal {p['principal']} ({p['tenant']})" for p in plan.principals_removed]
+    if plan.permissions_gained or plan.permissions_lost:
+        out.append("Effective permissions:")
+        for principal, cluster, kind, name, ops in grouped(plan.permissions_gained):
+            out.append(f"  + {principal} gains {', '.join(ops)} on {cluster} {kind} {name}")
+        for principal, cluster, kind, name, ops in grouped(plan.permissions_lost):
+            out.append(f"  - {principal} loses {', '.join(ops)} on {cluster} {kind} {name}")
+    out.append(f"Violations in head: {render_violations.summary(plan.violations)}"
+               f" ({len(plan.new_violations)} new)")
+    out += [f"  {v.location}: {v.severity} {v.rule} [{v.tenant or 'cluster'}] {v.message}"
+            for v in render_violations.ordered(plan.violations)]
+    return "\n".join(out) + "\n"
+
+
+def markdown(plan: Plan, base_label: str) -> str:
+    gained, lost = grouped(plan.permissions_gained), grouped(plan.permissions_lost)
+    out = ["### mm2gov plan", "",
+           f"Against `{md_cell(base_label)}`: **{len(gained)} permission gain(s), {len(lost)} loss(es)**, "
+           f"{len(plan.tenants_added)} tenant(s) added, {len(plan.tenants_removed)} removed, "
+           f"{len(plan.flows_added)} flow(s) added, {len(plan.flows_removed)} removed; "
+           f"{render_violations.summary(plan.violations)} ({len(plan.new_violations)} new).", ""]
+    if gained or lost:
+        out += ["#### Effective permissions", "", "| change | principal | operations | cluster | resource |",
+                "|---|---|---|---|---|"]
+        for verb, rows in (("➕ gains", gained), ("➖ loses", lost)):
+            out += [f"| {verb} | `{md_cell(p)}` | {', '.join(ops)} | {c} | {k} `{md_cell(n)}` |"
+                    for p, c, k, n, ops in rows]
+        out.append("")
+    structure = [f"- ➕ tenant `{t}`" for t in plan.tenants_added]
+    structure += [f"- ➖ tenant `{t}`" for t in plan.tenants_removed]
+    structure += [f"- ✏️ tenant `{t}` scope changed" for t in plan.tenants_changed]
+    structure += [f"- ➕ flow `{f['id']}` ({f['source']} → {f['target']})" for f in plan.flows_added]
+    structure += [f"- ➖ flow `{f['id']}` ({f['source']} → {f['target']})" for f in plan.flows_removed]
+    structure += [f"- ➕ principal `{p['principal']}` ({p['tenant']})" for p in plan.principals_added]
+    structure += [f"- ➖ principal `{p['principal']}` ({p['tenant']})" for p in plan.principals_removed]
+    if structure:
+        out += ["#### Tenants, flows, principals", "", *structure, ""]
+    out.append(render_violations.markdown(plan.violations, "Policy violations in this change"))
+    return "\n".join(out)
+
+
+def as_json(plan: Plan, base_label: str) -> str:
+    return json.dumps({"base": base_label, **plan.to_record(),
+                       "summary": {"permissions_gained": len(plan.permissions_gained),
+                                   "permissions_lost": len(plan.permissions_lost),
+                                   "violations": render_violations.summary(plan.violations)}},
+                      indent=2) + "\n"

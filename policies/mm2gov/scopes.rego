@@ -1,0 +1,86 @@
+# Each tenant's scope (docs/policies.md, "Decision"): what Python compiles into
+# ACLs, MM2 flows and the rest. Lists that are sets are sorted so the decision
+# is the same on every run. Built inline, in one comprehension per tenant,
+# because the benchmark repo has a thousand tenants.
+package mm2gov.scopes
+
+import data.mm2gov.lib.input as lib
+
+scopes := {name: scope |
+	some name, tenant in input.tenants
+	remotes := lib.flow_remote_prefixes[name]
+	scope := {
+		"tenant": name,
+		"classification": tenant.classification,
+		"topic_prefixes": tenant.topic_prefixes,
+		"group_prefixes": tenant.group_prefixes,
+		"clusters": clusters(tenant),
+		"principals": [{
+			"name": p.name,
+			"access": p.access,
+			"topic_operations": ops[0],
+			"group_operations": ops[1],
+		} |
+			some p in tenant.principals
+			ops := operations(p.access)
+		],
+		"flows": [{
+			"id": lib.flow_id(f),
+			"source": f.source,
+			"target": f.target,
+			"replication_policy": f.replication_policy,
+			"topics": f.topics,
+			"groups": f.groups,
+			"remote_topic_prefixes": remotes[i],
+		} |
+			some i, f in tenant.flows
+		],
+		"grants_given": grants_given[name],
+		"grants_received": object.get(grants_received, name, []),
+	}
+}
+
+# Where the tenant's own topics live: the sources of its flows, or every
+# cluster when it has no flow.
+clusters(tenant) := sort({f.source | some f in tenant.flows}) if {
+	count(tenant.flows) > 0
+} else := sort(object.keys(input.clusters))
+
+# [topic_operations, group_operations] of a principal's access list: `read`
+# gives READ + DESCRIBE on topics and READ on groups, `write` gives WRITE +
+# DESCRIBE on topics. The usual access lists come from a table.
+operations(access) := ops if {
+	ops := known_operations[access]
+} else := operations_of(access)
+
+known_operations := {access: operations_of(access) |
+	some access in [["read"], ["write"], ["read", "write"], ["write", "read"]]
+}
+
+operations_of(access) := [
+	sort({op | some a in access; some op in topic_operations[a]}),
+	sort({"READ" | "read" in access}),
+]
+
+topic_operations := {"read": {"READ", "DESCRIBE"}, "write": {"WRITE", "DESCRIBE"}}
+
+# grants_given[tenant] = its valid grants (lib.grant_valid), in its order.
+grants_given := {name: given |
+	some name, tenant in input.tenants
+	given := [{"to": g.to, "topics": g.topics, "access": g.access} |
+		some g in tenant.grants
+		lib.grant_valid(tenant, g)
+	]
+}
+
+# grants_received[tenant] = the valid grants other tenants give it, as
+# {"from", "topics", "access"}, sorted.
+grants_received := {to: sort(grants) |
+	some [to, _] in received_entries
+	grants := {grant | received_entries[_] = [to, grant]}
+}
+
+received_entries := [[g.to, {"from": name, "topics": g.topics, "access": g.access}] |
+	some name, given in grants_given
+	some g in given
+]
