@@ -17,8 +17,8 @@ import threading
 import time
 from pathlib import Path
 
-from governance.devstack import Stack, StackSpec
 from governance.devstack.process import group_members
+from governance.devstack.stack import Stack, StackSpec
 from governance.kafka.admin import admin_client, create_topics
 
 

@@ -78,7 +78,7 @@ def main() -> None:
         load_s = time.perf_counter() - began
         document = build_input(inventory)
         input_path = Path(tmp) / "input.json"
-        input_path.write_text(json.dumps({"input": document}))
+        input_path.write_text(json.dumps(document))
 
         with OpaEngine(builtin_modules()) as engine:
             engine.evaluate(document)  # warm-up
@@ -96,6 +96,9 @@ def main() -> None:
                                    "--format", "json", "data.mm2gov.decision"])
             if done.returncode != 0:
                 raise SystemExit(f"opa eval failed: {done.stderr[-2000:]}")
+            evaluated = json.loads(done.stdout)["result"][0]["expressions"][0]["value"]
+            if set(evaluated["scopes"]) != set(decision.scopes):  # same answer, or the comparison is void
+                raise SystemExit("opa eval and mm2gov disagree on the scopes")
             opa_runs.append(seconds)
         opa_eval = min(opa_runs)
 

@@ -14,7 +14,7 @@ import click
 from kubernetes import client as k8s
 from opa_client import OpaClient
 
-from governance.devstack import Stack, StackSpec
+from governance.devstack.stack import Stack, StackSpec
 from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.devstack import Stack, StackSpec
+from governance.devstack.stack import Stack, StackSpec
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

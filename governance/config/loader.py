@@ -18,6 +18,7 @@ from governance.config.schema import Cluster, ClustersFile, Tenant
 from governance.errors import ConfigError
 
 NodePath = tuple[str | int, ...]
+SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster, same nodes
 
 
 @dataclass(frozen=True)
@@ -91,7 +92,7 @@ def read_yaml(path: Path, file: str, problems: list[Problem]) -> Document | None
     except OSError as exc:
         problems.append(Problem(file, None, f"cannot read: {exc.strerror}"))
         return None
-    loader = yaml.SafeLoader(text)
+    loader = SafeLoader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -229,8 +230,10 @@ def _check_tenant(tenant: Tenant, document: Document, clusters: dict[str, Cluste
         seen_pairs.setdefault(pair, i)
         for kind in ("topics", "groups"):
             for j, regex in enumerate(getattr(flow, kind)):
+                if regex in patterns:
+                    continue
                 try:
-                    patterns.setdefault(regex, analyse(regex))
+                    patterns[regex] = analyse(regex)
                 except RegexProblem as exc:
                     problems.append(Problem(document.file, document.line(("flows", i, kind, j)),
                                             f"flows[{i}].{kind}[{j}]: regex '{regex}': {exc}"))

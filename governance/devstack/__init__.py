@@ -1,6 +1,5 @@
-"""The real local stack (Kafka, MirrorMaker 2, OPA, etcd + kube-apiserver) on 127.0.0.1."""
+"""The real local stack (Kafka, MirrorMaker 2, OPA, etcd + kube-apiserver) on 127.0.0.1.
 
-from governance.devstack.process import DevstackError
-from governance.devstack.stack import Stack, StackSpec
-
-__all__ = ["DevstackError", "Stack", "StackSpec"]
+Import `governance.devstack.stack.Stack` for the whole stack; this package
+itself stays import-light because `mm2gov validate` uses its tool lookups.
+"""

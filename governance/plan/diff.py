@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from governance.compile.acls import ClusterBindings, tenant_bindings
 from governance.model.acl import AclBinding
 from governance.policy.engine import Decision, Violation
 
 
-@dataclass(frozen=True, order=True)
-class PermissionChange:
+class PermissionChange(NamedTuple):
     cluster: str
     binding: AclBinding
 

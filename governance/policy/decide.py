@@ -1,24 +1,54 @@
-"""One call from a loaded governance repo to OPA's decision."""
+"""From loaded governance repos to OPA's decisions.
+
+A `PolicySession` owns one OPA (managed or external) and evaluates repos one
+after the other in a worker thread, so the caller can load the next repo while
+OPA (another process, another core) evaluates the previous one.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from governance.config.loader import Inventory
 from governance.policy.bundle import builtin_modules, org_modules
 from governance.policy.engine import Decision
-from governance.policy.input import build_input
+from governance.policy.input import build_input, resolve_locations
 from governance.policy.opa import OpaEngine
 
 log = logging.getLogger("mm2gov.policy")
 
 
+class PolicySession:
+    def __init__(self, opa_url: str | None = None) -> None:
+        self.engine = OpaEngine(builtin_modules(), url=opa_url)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mm2gov-opa")
+
+    def __enter__(self) -> PolicySession:
+        self.engine.__enter__()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._worker.shutdown(wait=True, cancel_futures=True)
+        self.engine.close()
+
+    def submit(self, inventory: Inventory) -> Future[Decision]:
+        """Evaluate in the background; the repo's own organisation rules are swapped in first."""
+        return self._worker.submit(self._decide, inventory)
+
+    def decide(self, inventory: Inventory) -> Decision:
+        return self.submit(inventory).result()
+
+    def _decide(self, inventory: Inventory) -> Decision:
+        self.engine.use_extra_modules(org_modules(inventory.org_policies, inventory.root))
+        began = time.perf_counter()
+        decision = self.engine.evaluate(build_input(inventory))
+        log.debug("OPA decision on %d tenants in %.3fs", len(inventory.tenants), time.perf_counter() - began)
+        return Decision(decision.scopes, resolve_locations(decision.violations, inventory.locations))
+
+
 def decide(inventory: Inventory, opa_url: str | None = None) -> Decision:
     """Evaluate the built-in library plus the repo's organisation rules on the repo."""
-    modules = builtin_modules() + org_modules(inventory.org_policies, inventory.root)
-    with OpaEngine(modules, url=opa_url) as engine:
-        began = time.perf_counter()
-        decision = engine.evaluate(build_input(inventory))
-        log.debug("OPA decision on %d tenants in %.3fs", len(inventory.tenants), time.perf_counter() - began)
-        return decision
+    with PolicySession(opa_url) as session:
+        return session.decide(inventory)

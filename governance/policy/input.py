@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from governance.config.loader import Inventory
 from governance.config.schema import Tenant
+from governance.policy.engine import Violation
 
 
 def flow_id(tenant: str, source: str, target: str) -> str:
@@ -22,8 +25,24 @@ def build_input(inventory: Inventory) -> dict[str, Any]:
     return {
         "clusters": clusters,
         "tenants": {name: _tenant(t, inventory) for name, t in inventory.tenants.items()},
-        "locations": inventory.locations,
+        # Rules answer with node paths; `resolve_locations` turns them into file:line here,
+        # which keeps the input half the size.
+        "locations": {},
     }
+
+
+def resolve_locations(violations: Iterable[Violation], locations: dict[str, str]) -> tuple[Violation, ...]:
+    """Replace each violation's node path by the `file:line` of it or its nearest ancestor."""
+    return tuple(sorted({replace(v, location=_resolve(v.location, locations)) for v in violations}))
+
+
+def _resolve(path: str, locations: dict[str, str]) -> str:
+    parts = path.split("/")
+    for end in range(len(parts), 0, -1):
+        found = locations.get("/".join(parts[:end]))
+        if found:
+            return found
+    return path
 
 
 def _tenant(tenant: Tenant, inventory: Inventory) -> dict[str, Any]:

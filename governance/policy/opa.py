@@ -1,9 +1,10 @@
 """The default engine: a real OPA server, driven through opa-python-client.
 
-Without a URL, mm2gov starts `opa run --server` on a free loopback port and
-stops it afterwards. Policies are uploaded with `rego_compat=False`, so what
-runs is exactly what is in Git; a module OPA rejects is a PolicySyntaxError
-(exit 2) that names the file.
+Without a URL, mm2gov starts `opa run --server` on a free loopback port with
+the built-in library loaded from disk, and stops it afterwards. Every other
+module (organisation rules; the built-ins too on an external OPA) is uploaded
+through the client with `rego_compat=False`, so what runs is exactly what is
+in Git; a module OPA rejects is a PolicySyntaxError (exit 2) naming the file.
 """
 
 from __future__ import annotations
@@ -31,20 +32,23 @@ DECISION_PACKAGE, DECISION_RULE = "mm2gov", "decision"
 class OpaEngine:
     """Use as a context manager: `with OpaEngine(modules) as engine: engine.evaluate(doc)`."""
 
-    def __init__(self, modules: list[PolicyModule], url: str | None = None, timeout: float = 60) -> None:
-        self.modules = modules
+    def __init__(self, builtin: list[PolicyModule], url: str | None = None, timeout: float = 60) -> None:
+        self.builtin = builtin
         self.url = url
         self.timeout = timeout
+        self.extra: list[PolicyModule] = []
         self._process: ManagedProcess | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.client: OpaClient | None = None
 
     def __enter__(self) -> OpaEngine:
         try:
-            if self.url is None:
+            managed = self.url is None
+            if managed:
                 self._start_server()
             self._connect()
-            self._upload()
+            if not managed:
+                self._upload(self.builtin)
         except BaseException:
             self.close()
             raise
@@ -62,7 +66,7 @@ class OpaEngine:
         port = free_port()
         self._process = ManagedProcess(
             "opa", [str(opa), "run", "--server", "--addr", f"{LOOPBACK}:{port}", "--disable-telemetry",
-                    "--log-level", "error"],
+                    "--log-level", "error", *[str(m.path) for m in self.builtin]],
             Path(self._tmp.name) / "opa.log",
         )
         self.url = f"http://{LOOPBACK}:{port}"
@@ -85,9 +89,18 @@ class OpaEngine:
         except Exception:  # noqa: BLE001 - any failure to reach OPA is the same answer for the user
             raise PolicyError(f"OPA unreachable at {self.url}: cannot evaluate policies, denying") from None
 
-    def _upload(self) -> None:
+    def use_extra_modules(self, modules: list[PolicyModule]) -> None:
+        """Replace the organisation modules (a plan's base and head may each have their own)."""
+        assert self.client is not None, "use OpaEngine as a context manager"
+        for old in self.extra:
+            self.client.delete_policy(old.id)
+        self.extra = []
+        self._upload(modules)
+        self.extra = list(modules)
+
+    def _upload(self, modules: list[PolicyModule]) -> None:
         assert self.client is not None
-        for module in self.modules:
+        for module in modules:
             try:
                 self.client.update_policy_from_string(module.text(), module.id, rego_compat=False)
             except RegoParseError as exc:

@@ -12,14 +12,18 @@ test_clean_repo_has_no_violations if {
 
 test_violations_of_every_family_sorted if {
 	bad := object.union(fx.base, {
-		"clusters": {"cloud": {"security": {"protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN"}}},
+		"clusters": {
+			"cloud": {"security": {"protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN"}},
+			"onprem": {"security": {"protocol": "SASL_PLAINTEXT", "sasl_mechanism": "SCRAM-SHA-512"}},
+		},
 		"tenants": {"marketing": {"principals": [{"name": "User:*", "access": ["read"]}]}},
 	})
 	d := mm2gov.decision with input as bad
 	[[v.rule, v.location] | some v in d.violations] == [
-		["cluster_plaintext", "clusters.yaml:14"],
 		["cluster_sasl_plain_without_tls", "clusters.yaml:15"],
+		["cluster_plaintext", "clusters.yaml:6"],
 		["principal_wildcard", "tenants/marketing.yaml:10"],
+		["confidential_weak_transport", "tenants/payments.yaml:15"],
 		["confidential_weak_transport", "tenants/payments.yaml:16"],
 	]
 	d.violations == sort(d.violations)

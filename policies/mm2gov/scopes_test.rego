@@ -103,3 +103,9 @@ test_invalid_grants_are_left_out if {
 	s.payments.grants_given == [{"to": "marketing", "topics": ["payments.ok."], "access": ["read"]}]
 	s.marketing.grants_received == [{"from": "payments", "topics": ["payments.ok."], "access": ["read"]}]
 }
+
+test_declared_clusters_win_over_flow_sources if {
+	m := object.union(fx.marketing, {"clusters": ["onprem", "dr"]})
+	s := scopes.scopes.marketing with input as fx.repo([m])
+	s.clusters == ["dr", "onprem"]
+}

@@ -102,7 +102,8 @@ def test_unreachable_opa_is_exit_3_and_denies():
     done = run_cli("validate", str(ACME), "--opa-url", f"http://127.0.0.1:{port}")
     assert done.returncode == 3
     assert done.stdout == ""
-    assert done.stderr.strip() == f"error: OPA unreachable at http://127.0.0.1:{port}: cannot evaluate policies, denying"
+    expected = f"error: OPA unreachable at http://127.0.0.1:{port}: cannot evaluate policies, denying"
+    assert done.stderr.strip() == expected
 
 
 def test_opa_that_cannot_start_is_exit_3(tmp_path):

@@ -137,9 +137,10 @@ test_location_falls_back_to_nearest_ancestor if {
 	lib.location("tenants/payments/owners/0") == "tenants/payments.yaml:1" with input as base
 }
 
-test_location_unknown_is_empty if {
-	lib.location("nowhere/at/all") == "" with input as base
-	lib.location("tenants/payments") == "" with input as {"tenants": {}, "locations": {}}
+test_location_unknown_is_the_path if {
+	lib.location("nowhere/at/all") == "nowhere/at/all" with input as base
+	lib.location("tenants/payments") == "tenants/payments" with input as {"tenants": {}, "locations": {}}
+	lib.location("tenants/payments/flows/0") == "tenants/payments/flows/0" with input as {"tenants": {}}
 }
 
 # ---- violation, names for messages ---------------------------------------

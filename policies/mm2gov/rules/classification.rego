@@ -20,6 +20,18 @@ violations contains lib.violation("restricted_to_cloud", "critical", name, msg, 
 	loc := lib.location(sprintf("tenants/%s/flows/%d/target", [name, i]))
 }
 
+violations contains lib.violation("restricted_to_cloud", "critical", name, msg, loc) if {
+	some name, tenant in input.tenants
+	tenant.classification == "restricted"
+	some i, alias in object.get(tenant, "clusters", [])
+	input.clusters[alias].zone == "cloud"
+	msg := sprintf(
+		"tenant %s is restricted but lists %s, a cluster in zone cloud, among the clusters its topics live on; restricted data stays off the cloud, so remove %s from its clusters",
+		[name, alias, alias],
+	)
+	loc := lib.location(sprintf("tenants/%s/clusters/%d", [name, i]))
+}
+
 violations contains lib.violation("confidential_weak_transport", "high", name, msg, loc) if {
 	some name, tenant in input.tenants
 	tenant.classification in {"confidential", "restricted"}

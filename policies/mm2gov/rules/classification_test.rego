@@ -53,3 +53,17 @@ test_restricted_on_old_tls_fires if {
 	some v in vs
 	contains(v.message, "uses cluster onprem (its source), which allows TLSv1.1")
 }
+
+test_restricted_home_cluster_in_cloud_fires if {
+	risk := fx.tenant("risk", {"classification": "restricted", "clusters": ["onprem", "cloud"]})
+	vs := classification.violations with input as fx.repo([risk])
+	fx.hits(vs, "restricted_to_cloud") == {["risk", "tenants/risk.yaml:1"]}
+	some v in vs
+	contains(v.message, "lists cloud, a cluster in zone cloud")
+}
+
+test_restricted_home_cluster_onprem_pass if {
+	risk := fx.tenant("risk", {"classification": "restricted", "clusters": ["onprem"]})
+	vs := classification.violations with input as fx.repo([risk])
+	fx.hits(vs, "restricted_to_cloud") == set()
+}

@@ -60,7 +60,7 @@ test_identical_topic_prefix_fires if {
 test_prefix_without_separator_overlaps_many if {
 	pay := fx.tenant("payroll", {"topic_prefixes": ["payroll."]})
 	vs := prefixes.violations with input as fx.repo([fx.payments, fx.marketing, pay, fx.tenant("risk", {"topic_prefixes": ["pay"]})])
-	fx.hits(vs, "prefix_overlap") == {["payments", "tenants/payments.yaml:5"], ["payroll", ""], ["risk", "tenants/risk.yaml:5"]}
+	fx.hits(vs, "prefix_overlap") == {["payments", "tenants/payments.yaml:5"], ["payroll", "tenants/payroll/topic_prefixes/0"], ["risk", "tenants/risk.yaml:5"]}
 	count([v | some v in vs; v.rule == "prefix_overlap"; v.tenant == "risk"]) == 2
 }
 
