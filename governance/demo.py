@@ -6,18 +6,23 @@ step prints what it shows and what a reader should notice.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from pathlib import Path
 
 import click
 from kubernetes import client as k8s
-from opa_client import OpaClient
 
-from governance.devstack.stack import Stack, StackSpec
+from governance.config import load_inventory
+from governance.devstack.stack import REPO_ROOT, Stack, StackSpec
 from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
+from governance.plan.diff import make_plan
+from governance.policy.decide import PolicySession
+from governance.render import plan as render_plan
+from governance.render import violations as render_violations
 from governance.secrets.values import random_password
 
 
@@ -89,17 +94,30 @@ def _replication(stack: Stack) -> None:
 
 
 def _policy(stack: Stack) -> None:
-    step("OPA evaluates the policy library (policies/)")
+    step("Policies in the pull request: validate and plan examples/acme with the stack's OPA")
     assert stack.opa is not None
-    opa = OpaClient(host="127.0.0.1", port=stack.opa.port)
-    try:
-        for a, b in (("pay", "payments."), ("payroll.", "payments.")):
-            result = opa.ad_hoc_query(f'data.mm2gov.lib.names.overlap("{a}", "{b}")')
-            verdict = "overlap: one tenant's PREFIXED ACL covers the other's names" if result.get("result") \
-                else "apart"
-            click.echo(f"  prefixes {a!r} and {b!r}: {verdict}")
-    finally:
-        opa.close_connection()
+    acme = REPO_ROOT / "examples" / "acme"
+    with tempfile.TemporaryDirectory(prefix="mm2gov-demo-pr-") as tmp, PolicySession(stack.opa.url) as opa:
+        head_dir = Path(tmp) / "acme"
+        shutil.copytree(acme, head_dir)
+        marketing = head_dir / "tenants" / "marketing.yaml"
+        marketing.write_text(marketing.read_text().replace(
+            '  - {name: "User:marketing-app", access: [read, write]}',
+            '  - {name: "User:marketing-app", access: [read, write]}\n  - {name: "User:marketing-bi", access: [read]}'))
+        base = opa.decide(load_inventory(acme))
+        click.echo(f"  examples/acme: {render_violations.summary(base.violations)}")
+        for name, scope in sorted(base.scopes.items()):
+            remote = sorted({p for f in scope["flows"] for p in f["remote_topic_prefixes"]})
+            click.echo(f"    {name:<10} {scope['classification']:<12} lives on {', '.join(scope['clusters'])}; "
+                       f"remote prefixes: {', '.join(remote) or '-'}")
+        bad = opa.decide(load_inventory(REPO_ROOT / "examples" / "bad" / "grant_wildcard"))
+        click.echo("  examples/bad/grant_wildcard:")
+        click.echo("    " + render_violations.text(list(bad.violations)).splitlines()[0])
+        plan = make_plan(base, opa.decide(load_inventory(head_dir)))
+        click.echo("  a pull request adds User:marketing-bi to marketing; `mm2gov plan` shows:")
+        for line in render_plan.text(plan, "main").splitlines():
+            if " gains " in line or " loses " in line:
+                click.echo("  " + line)
 
 
 def _kubernetes(stack: Stack) -> None:

@@ -126,3 +126,10 @@ def test_schema_command_prints_json_schema():
     schema = json.loads(done.stdout)
     assert {"ClustersFile", "Tenant", "Flow", "Security"} <= set(schema["$defs"])
     assert schema["$defs"]["Tenant"]["additionalProperties"] is False
+
+
+def test_unknown_home_cluster(repo):
+    edit(repo / "tenants/hr.yaml", "clusters: [onprem]", "clusters: [onprem, mars]")
+    assert problems_of(repo) == [
+        "tenants/hr.yaml:5: clusters[1]: unknown cluster 'mars' (clusters.yaml defines: cloud, onprem, onprem-dr)"
+    ]
