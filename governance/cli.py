@@ -227,6 +227,109 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
         sys.exit(EXIT_VIOLATIONS)
 
 
+# -- generate, apply, drift -------------------------------------------------------------------
+
+secrets_path_option = click.option(
+    "--secrets-path", default="/etc/mm2gov/secrets", show_default=True,
+    help="Where MM2 finds mounted secrets at run time (<path>/<secret>/<key>); generated files reference it.")
+
+
+secrets_dir_option = click.option(
+    "--secrets-dir", envvar="MM2GOV_SECRETS_DIR", default="/etc/mm2gov/secrets", show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Secret store as mounted Secrets: <dir>/<secret>/<key> (admin credentials, CAs, SCRAM passwords).")
+
+
+def _desired_state(repo: Path, opa_url: str | None, secrets_path: str):
+    """Load, decide and compile; a repo with high or critical violations is refused (exit 1)."""
+    from governance.compile.desired import compile_desired
+    from governance.config import load_inventory
+    from governance.policy.decide import decide
+    from governance.render import violations as render
+
+    inventory = load_inventory(repo)
+    decision = decide(inventory, opa_url)
+    blocking = decision.at_or_above("high")
+    if blocking:
+        click.echo(render.text(blocking), err=True, nl=False)
+        click.echo("error: refusing to act on a repo with high or critical violations", err=True)
+        sys.exit(EXIT_VIOLATIONS)
+    return inventory, compile_desired(inventory, decision, secrets_path)
+
+
+@cli.command()
+@repo_argument
+@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
+@secrets_path_option
+@opa_url_option
+def generate(repo: Path, out: Path, secrets_path: str, opa_url: str | None) -> None:
+    """Write what enforces REPO: OUT/mm2/<flow>.properties (one MirrorMaker 2 per tenant flow),
+    OUT/acls/<cluster>.json, OUT/strimzi/*.yaml. Refuses a repo with violations (exit 1)."""
+    from governance.compile.write import write_outputs
+
+    _, state = _desired_state(repo, opa_url, secrets_path)
+    written = write_outputs(state, out)
+    click.echo(f"wrote {len(written)} files to {out}")
+
+
+def _render_changes(results, output_format: str, verb: str) -> None:
+    if output_format == "json":
+        click.echo(json.dumps({"clusters": [c.to_record() for c in results],
+                               "changes": sum(c.count for c in results)}, indent=2))
+        return
+    for changes in results:
+        click.echo(f"{changes.cluster}: {changes.count} change(s) {verb}")
+        for b in changes.delete_acls:
+            click.echo(f"  - ACL {b.principal} {b.operation} {b.resource_type} {b.pattern_type} {b.resource_name}")
+        for principal in changes.delete_users:
+            click.echo(f"  - SCRAM user {principal}")
+        for principal in changes.create_users:
+            click.echo(f"  + SCRAM user {principal}")
+        for b in changes.create_acls:
+            click.echo(f"  + ACL {b.principal} {b.operation} {b.resource_type} {b.pattern_type} {b.resource_name}")
+        for b in changes.foreign:
+            click.echo(f"  ! foreign ACL left alone: {b.principal} {b.permission} {b.operation} "
+                       f"{b.resource_type} {b.pattern_type} {b.resource_name}")
+
+
+@cli.command()
+@repo_argument
+@click.option("--dry-run", is_flag=True, help="Show the changes, make none.")
+@secrets_dir_option
+@secrets_path_option
+@format_option
+@opa_url_option
+def apply(repo: Path, dry_run: bool, secrets_dir: Path, secrets_path: str, output_format: str,
+          opa_url: str | None) -> None:
+    """Bring the live clusters to REPO's desired state: ACLs and SCRAM users of the principals
+    mm2gov owns (recorded in each cluster's mm2gov.ownership topic). Neighbours' ACLs are left
+    alone. Idempotent; removals run before additions."""
+    from governance.kafka.apply import apply_state
+    from governance.secrets.store import DirSecretStore
+
+    inventory, state = _desired_state(repo, opa_url, secrets_path)
+    results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=dry_run)
+    _render_changes(results, output_format, "planned (dry run)" if dry_run else "applied")
+
+
+@cli.command()
+@repo_argument
+@secrets_dir_option
+@format_option
+@opa_url_option
+def drift(repo: Path, secrets_dir: Path, output_format: str, opa_url: str | None) -> None:
+    """Compare the live clusters with REPO (owned principals only) and list neighbours' ACLs.
+    Exit 1 when what mm2gov owns differs from the desired state."""
+    from governance.kafka.apply import apply_state
+    from governance.secrets.store import DirSecretStore
+
+    inventory, state = _desired_state(repo, opa_url, "/etc/mm2gov/secrets")
+    results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=True)
+    _render_changes(results, output_format, "of drift")
+    if any(c.count for c in results):
+        sys.exit(EXIT_VIOLATIONS)
+
+
 # -- demo ------------------------------------------------------------------------------------
 
 
@@ -262,4 +365,9 @@ def main() -> None:
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except Exception as exc:
+        log.debug("internal error", exc_info=True)
+        click.echo(f"error: internal error ({type(exc).__name__}); run with --log-level debug for details",
+                   err=True)
+        sys.exit(EXIT_RUNTIME)
     sys.exit(code if isinstance(code, int) else 0)

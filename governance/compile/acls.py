@@ -52,3 +52,45 @@ def _grant(into: set[AclBinding], principal: str, resource_type: str, prefixes: 
     for prefix in prefixes:
         for operation in operations:
             into.add(AclBinding(principal, resource_type, prefix, "PREFIXED", operation))  # type: ignore[arg-type]
+
+
+CLUSTER_RESOURCE = "kafka-cluster"
+MM2_SOURCE_TOPIC_OPS = ["READ", "DESCRIBE", "DESCRIBE_CONFIGS"]
+MM2_TARGET_REMOTE_OPS = ["CREATE", "WRITE", "ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"]
+MM2_TARGET_INTERNAL_OPS = ["CREATE", "READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"]
+
+
+def mm2_principal(flow_id: str) -> str:
+    """Each flow's MirrorMaker 2 has its own principal on both clusters."""
+    return f"User:mm2-{flow_id}"
+
+
+def mm2_internal_prefix(flow_id: str) -> str:
+    """Prefix of the flow's own Connect topics and group on the target (ends with the separator)."""
+    return f"mm2gov.{flow_id}."
+
+
+def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+    """Exactly what each flow's MM2 needs, on the tenant's prefixes and its own internal topics only."""
+    bindings: ClusterBindings = defaultdict(set)
+    for scope in scopes.values():
+        for flow in scope["flows"]:
+            principal, source, target = mm2_principal(flow["id"]), flow["source"], flow["target"]
+            _grant(bindings[source], principal, "TOPIC", scope["topic_prefixes"], MM2_SOURCE_TOPIC_OPS)
+            _grant(bindings[source], principal, "GROUP", scope["group_prefixes"], ["DESCRIBE"])
+            bindings[source].add(AclBinding(principal, "CLUSTER", CLUSTER_RESOURCE, "LITERAL", "DESCRIBE"))
+            _grant(bindings[target], principal, "TOPIC", flow["remote_topic_prefixes"], MM2_TARGET_REMOTE_OPS)
+            internal = mm2_internal_prefix(flow["id"])
+            _grant(bindings[target], principal, "TOPIC", [internal], MM2_TARGET_INTERNAL_OPS)
+            _grant(bindings[target], principal, "GROUP", [internal], ["READ", "DESCRIBE"])
+            bindings[target].add(AclBinding(principal, "CLUSTER", CLUSTER_RESOURCE, "LITERAL", "DESCRIBE"))
+    return dict(bindings)
+
+
+def desired_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+    """Every ACL binding mm2gov wants, per cluster: tenants, grants and MM2 principals."""
+    merged: ClusterBindings = defaultdict(set)
+    for part in (tenant_bindings(scopes), mm2_bindings(scopes)):
+        for cluster, items in part.items():
+            merged[cluster] |= items
+    return dict(merged)

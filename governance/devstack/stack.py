@@ -30,6 +30,7 @@ from governance.secrets.values import SecretValue, random_password
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KAFKA_CLUSTERS = ("source", "target")
 COMPONENTS = ("kafka", "opa", "kube")
+CA_SECRET = "devstack-ca"
 
 
 @dataclass
@@ -155,6 +156,28 @@ class Stack:
         text = dedicated_properties(flow_id, clusters, source, target, topics, credentials, groups)
         write_public(path, text.encode())
         return path
+
+    def export_secret_store(self, root: Path) -> None:
+        """Put the stack's CA and each cluster's admin credentials into a secret store at `root`
+        (layout <root>/<secret>/<key>, 0600), named as `governance_clusters()` references them."""
+        from governance.secrets.store import DirSecretStore
+
+        store = DirSecretStore(root)
+        store.put(CA_SECRET, "ca.crt", SecretValue(self.ca_pem_path.read_text()))
+        for alias in self.kafka:
+            store.put(f"{alias}-admin", "username", SecretValue("admin"))
+            store.put(f"{alias}-admin", "password", self.secrets[f"kafka.{alias}.admin.password"])
+
+    def governance_clusters(self) -> str:
+        """A clusters.yaml for a governance repo that points at this stack's Kafka clusters."""
+        lines = ["# The local stack's clusters (mm2gov devstack); secrets come from export_secret_store().",
+                 "clusters:"]
+        for alias, cluster in self.kafka.items():
+            zone = "cloud" if alias == "target" else "onprem"
+            lines += [f"  {alias}:", f'    bootstrap_servers: "{cluster.bootstrap_servers}"', f"    zone: {zone}",
+                      "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512, "
+                      f"ca_secret: {CA_SECRET}, admin_credentials_secret: {alias}-admin}}"]
+        return "\n".join(lines) + "\n"
 
     def stop_mirrormaker(self, flow_id: str) -> None:
         mm2 = self.mirrormakers.pop(flow_id)

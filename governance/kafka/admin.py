@@ -15,6 +15,7 @@ from confluent_kafka.admin import (
     AclBinding as KafkaAclBinding,
 )
 from confluent_kafka.admin import (
+    AclBindingFilter,
     AclOperation,
     AclPermissionType,
     AdminClient,
@@ -23,6 +24,7 @@ from confluent_kafka.admin import (
     ResourceType,
     ScramCredentialInfo,
     ScramMechanism,
+    UserScramCredentialDeletion,
     UserScramCredentialUpsertion,
 )
 
@@ -66,15 +68,62 @@ def upsert_scram_user(admin: AdminClient, user: str, password: SecretValue,
     _wait(admin.alter_user_scram_credentials([upsert], request_timeout=TIMEOUT), "SCRAM user")
 
 
+# confluent-kafka calls the cluster resource BROKER; Kafka and the contract call it CLUSTER.
+_TO_KAFKA_TYPE = {"CLUSTER": "BROKER"}
+_FROM_KAFKA_TYPE = {"BROKER": "CLUSTER"}
+
+
 def to_kafka(binding: AclBinding) -> KafkaAclBinding:
     return KafkaAclBinding(
-        ResourceType[binding.resource_type], binding.resource_name,
+        ResourceType[_TO_KAFKA_TYPE.get(binding.resource_type, binding.resource_type)], binding.resource_name,
         ResourcePatternType[binding.pattern_type], binding.principal, binding.host,
         AclOperation[binding.operation], AclPermissionType[binding.permission],
     )
 
 
-def create_acls(admin: AdminClient, bindings: Iterable[AclBinding]) -> None:
-    kafka_bindings = [to_kafka(b) for b in bindings]
-    if kafka_bindings:
-        _wait(admin.create_acls(kafka_bindings, request_timeout=TIMEOUT), "create ACL")
+def create_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int = 1000) -> None:
+    """Create bindings in batches of `batch` per CreateAcls request."""
+    items = sorted(set(bindings))
+    for start in range(0, len(items), batch):
+        chunk = [to_kafka(b) for b in items[start:start + batch]]
+        _wait(admin.create_acls(chunk, request_timeout=TIMEOUT), "create ACL")
+
+
+def from_kafka(binding: KafkaAclBinding) -> AclBinding:
+    kind = _FROM_KAFKA_TYPE.get(binding.restype.name, binding.restype.name)
+    return AclBinding(binding.principal, kind, binding.name,  # type: ignore[arg-type]
+                      binding.resource_pattern_type.name, binding.operation.name,  # type: ignore[arg-type]
+                      binding.permission_type.name, binding.host)  # type: ignore[arg-type]
+
+
+def describe_acls(admin: AdminClient) -> set[AclBinding]:
+    """Every ACL binding on the cluster."""
+    everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
+                                  AclOperation.ANY, AclPermissionType.ANY)
+    try:
+        found = admin.describe_acls(everything, request_timeout=TIMEOUT).result(timeout=TIMEOUT)
+    except KafkaException as exc:
+        raise RuntimeFailure(f"describe ACLs: {exc.args[0].name()}: {exc.args[0].str()}") from None
+    return {from_kafka(b) for b in found}
+
+
+def delete_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int = 500) -> None:
+    """Delete exactly these bindings (each filter matches one binding), in batches."""
+    items = sorted(set(bindings))
+    for start in range(0, len(items), batch):
+        filters = [to_kafka(b) for b in items[start:start + batch]]
+        _wait(admin.delete_acls(filters, request_timeout=TIMEOUT), "delete ACL")
+
+
+def scram_users(admin: AdminClient) -> set[str]:
+    try:
+        described = admin.describe_user_scram_credentials(request_timeout=TIMEOUT).result(timeout=TIMEOUT)
+    except KafkaException as exc:
+        raise RuntimeFailure(f"describe SCRAM users: {exc.args[0].name()}: {exc.args[0].str()}") from None
+    return set(described)
+
+
+def delete_scram_user(admin: AdminClient, user: str, mechanism: str = "SCRAM-SHA-512") -> None:
+    deletion = UserScramCredentialDeletion(user, ScramMechanism[mechanism.replace("-", "_")])
+    _wait(admin.alter_user_scram_credentials([deletion], request_timeout=TIMEOUT), "delete SCRAM user",
+          ignore=("RESOURCE_NOT_FOUND",))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from governance.compile.acls import ClusterBindings, tenant_bindings
+from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.model.acl import AclBinding
 from governance.policy.engine import Decision, Violation
 
@@ -57,7 +57,7 @@ class Plan:
 
 
 def effective_permissions(decision: Decision) -> set[PermissionChange]:
-    bindings: ClusterBindings = tenant_bindings(decision.scopes)
+    bindings: ClusterBindings = desired_bindings(decision.scopes)
     return {PermissionChange(cluster, b) for cluster, items in bindings.items() for b in items}
 
 

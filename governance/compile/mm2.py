@@ -1,0 +1,131 @@
+"""One dedicated MirrorMaker 2 per tenant flow, as a properties file runnable as is.
+
+Every MM2 pitfall in FIELD.md is closed by construction:
+- its own principal, Connect group and Connect topics (`mm2gov.<flow>.*`), so two
+  tenants' MM2s share no control plane and no internal topic;
+- checkpoints, offset-syncs and heartbeats off: those topics are named per
+  cluster alias, would be shared by every tenant's flow between the same
+  clusters, and carry group and topic names (pitfall 4). With no offset-syncs
+  topic anywhere, MM2 needs no write access on the source at all, which is what
+  `offset-syncs.topic.location=target` aims at (and Kafka refuses that key
+  while offset syncs are off);
+- `sync.topic.acls.enabled=false` (pitfall 1), patterns that OPA proved to stay
+  inside the tenant's prefixes (pitfall 3), `topics.exclude` (never the
+  removed `topics.blacklist`);
+- credentials as DirectoryConfigProvider references to mounted secrets, never values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from governance.compile.acls import mm2_internal_prefix, mm2_principal
+from governance.config.schema import Cluster
+from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, scram_secret, user_name
+
+REPLICATION_POLICIES = {
+    "default": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
+    "identity": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
+}
+TOPICS_EXCLUDE = r".*[\-\.]internal,.*\.replica,__.*,mm2gov\..*"
+TLS_PROTOCOLS = {
+    "TLSv1": "TLSv1.3,TLSv1.2,TLSv1.1,TLSv1", "TLSv1.1": "TLSv1.3,TLSv1.2,TLSv1.1",
+    "TLSv1.2": "TLSv1.3,TLSv1.2", "TLSv1.3": "TLSv1.3",
+}
+SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
+
+
+@dataclass(frozen=True)
+class Mm2Flow:
+    flow_id: str
+    tenant: str
+    source: str
+    target: str
+    properties: str
+
+
+def security_properties(alias: str, cluster: Cluster, principal: str, secrets_path: str) -> list[str]:
+    """Client security for one cluster alias; secrets by `${dir:...}` reference only."""
+    security = cluster.security
+    lines = [f"{alias}.security.protocol={security.protocol}"]
+    if security.protocol in ("SASL_SSL", "SASL_PLAINTEXT"):
+        module = PLAIN_MODULE if security.sasl_mechanism == "PLAIN" else SCRAM_MODULE
+        secret_dir = f"{secrets_path}/{scram_secret(alias, principal)}"
+        lines += [
+            f"{alias}.sasl.mechanism={security.sasl_mechanism}",
+            f'{alias}.sasl.jaas.config={module} required username="{user_name(principal)}" '
+            f'password="${{dir:{secret_dir}:{PASSWORD_KEY}}}";',
+        ]
+    if security.protocol in ("SSL", "SASL_SSL"):
+        lines += [f"{alias}.ssl.enabled.protocols={TLS_PROTOCOLS[security.tls_min_version]}",
+                  f"{alias}.ssl.endpoint.identification.algorithm=https"]
+        if security.ca_secret:
+            lines += [f"{alias}.ssl.truststore.type=PEM",
+                      f"{alias}.ssl.truststore.location={secrets_path}/{security.ca_secret}/{CA_CERT_KEY}"]
+    return lines
+
+
+def flow_properties(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,
+                    header: str) -> str:
+    source, target, flow_id = flow["source"], flow["target"], flow["id"]
+    principal = mm2_principal(flow_id)
+    internal = mm2_internal_prefix(flow_id)
+    pair = f"{source}->{target}"
+    lines = [
+        header,
+        f"# MirrorMaker 2 for tenant {tenant}, flow {flow_id}: {source} -> {target}, run in dedicated mode:",
+        "#   java -cp 'libs/*' org.apache.kafka.connect.mirror.MirrorMaker <this file>",
+        f"# Principal {principal} on both clusters; secrets are read from {secrets_path}.",
+        f"clusters={source},{target}",
+        "config.providers=dir",
+        "config.providers.dir.class=org.apache.kafka.common.config.provider.DirectoryConfigProvider",
+        f"config.providers.dir.param.allowed.paths={secrets_path}",
+        "",
+        *[f"{alias}.bootstrap.servers={clusters[alias].bootstrap_servers}" for alias in (source, target)],
+        *security_properties(source, clusters[source], principal, secrets_path),
+        *security_properties(target, clusters[target], principal, secrets_path),
+        "",
+        "# This flow only; the reverse direction is off.",
+        f"{pair}.enabled=true",
+        f"{target}->{source}.enabled=false",
+        f"{pair}.topics={','.join(flow['topics'])}",
+        f"{pair}.topics.exclude={TOPICS_EXCLUDE}",
+        f"{pair}.groups={','.join(flow['groups']) or '^$'}",
+        f"replication.policy.class={REPLICATION_POLICIES[flow['replication_policy']]}",
+        "replication.policy.separator=.",
+        "",
+        "# Isolation: own Connect group and topics; no shared MM2 internal topics; no ACL sync.",
+        "# Without offset syncs there is no offset-syncs topic at all (on either cluster), so",
+        "# MirrorCheckpointConnector declines to start, and the broker denies MirrorHeartbeatConnector",
+        "# the shared 'heartbeats' topic: both are expected in the log.",
+        f"{target}.group.id={internal}connect",
+        f"{target}.config.storage.topic={internal}configs",
+        f"{target}.offset.storage.topic={internal}offsets",
+        f"{target}.status.storage.topic={internal}status",
+        "sync.topic.acls.enabled=false",
+        "emit.checkpoints.enabled=false",
+        "sync.group.offsets.enabled=false",
+        "emit.heartbeats.enabled=false",
+        "emit.offset-syncs.enabled=false",
+        "sync.topic.configs.enabled=true",
+        "refresh.topics.interval.seconds=30",
+        "",
+        "# Broker defaults for replication factors (-1).",
+        "replication.factor=-1",
+        "config.storage.replication.factor=-1",
+        "offset.storage.replication.factor=-1",
+        "status.storage.replication.factor=-1",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def compile_flows(scopes: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,
+                  header: str) -> list[Mm2Flow]:
+    return [
+        Mm2Flow(flow["id"], tenant, flow["source"], flow["target"],
+                flow_properties(tenant, flow, clusters, secrets_path, header))
+        for tenant, scope in sorted(scopes.items())
+        for flow in scope["flows"]
+    ]

@@ -1,0 +1,137 @@
+"""Strimzi custom resources (API kafka.strimzi.io/v1) for clusters with a `strimzi` section.
+
+KafkaMirrorMaker2 per flow (in the target cluster's namespace) and KafkaUser
+per principal per cluster (SCRAM-SHA-512, simple authorization, the same ACLs
+as OUT/acls). Passwords come from mm2gov's secrets by reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from governance.compile.acls import ClusterBindings, mm2_internal_prefix, mm2_principal
+from governance.compile.mm2 import REPLICATION_POLICIES, TOPICS_EXCLUDE
+from governance.config.schema import Cluster
+from governance.errors import ConfigError
+from governance.model.acl import AclBinding
+from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, scram_secret, user_name
+
+API_VERSION = "kafka.strimzi.io/v1"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "mm2gov"}
+OPERATIONS = {
+    "READ": "Read", "WRITE": "Write", "CREATE": "Create", "DELETE": "Delete", "ALTER": "Alter",
+    "DESCRIBE": "Describe", "CLUSTER_ACTION": "ClusterAction", "DESCRIBE_CONFIGS": "DescribeConfigs",
+    "ALTER_CONFIGS": "AlterConfigs", "IDEMPOTENT_WRITE": "IdempotentWrite", "ALL": "All",
+}
+RESOURCE_TYPES = {"TOPIC": "topic", "GROUP": "group", "CLUSTER": "cluster", "TRANSACTIONAL_ID": "transactionalId"}
+
+
+def _tls(cluster: Cluster) -> dict[str, Any] | None:
+    if cluster.security.protocol not in ("SSL", "SASL_SSL") or not cluster.security.ca_secret:
+        return None
+    return {"trustedCertificates": [{"secretName": cluster.security.ca_secret, "certificate": CA_CERT_KEY}]}
+
+
+def _authentication(alias: str, principal: str) -> dict[str, Any]:
+    return {"type": "scram-sha-512", "username": user_name(principal),
+            "passwordSecret": {"secretName": scram_secret(alias, principal), "password": PASSWORD_KEY}}
+
+
+def _cluster_ref(alias: str, cluster: Cluster, principal: str) -> dict[str, Any]:
+    ref: dict[str, Any] = {"alias": alias, "bootstrapServers": cluster.bootstrap_servers,
+                           "authentication": _authentication(alias, principal)}
+    tls = _tls(cluster)
+    if tls:
+        ref["tls"] = tls
+    return ref
+
+
+def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], kafka_version: str) -> dict:
+    source, target, flow_id = flow["source"], flow["target"], flow["id"]
+    strimzi = clusters[target].strimzi
+    assert strimzi is not None
+    principal, internal = mm2_principal(flow_id), mm2_internal_prefix(flow_id)
+    connector_config = {
+        "replication.policy.class": REPLICATION_POLICIES[flow["replication_policy"]],
+        "replication.factor": -1,
+        "sync.topic.acls.enabled": "false",
+        "sync.topic.configs.enabled": "true",
+        "emit.offset-syncs.enabled": "false",
+        "refresh.topics.interval.seconds": 30,
+    }
+    return {
+        "apiVersion": API_VERSION, "kind": "KafkaMirrorMaker2",
+        "metadata": {"name": flow_id, "namespace": strimzi.namespace,
+                     "labels": {**MANAGED_BY, "mm2gov.io/tenant": tenant, "mm2gov.io/flow": flow_id}},
+        "spec": {
+            "version": kafka_version,
+            "replicas": 1,
+            "target": {
+                **_cluster_ref(target, clusters[target], principal),
+                "groupId": f"{internal}connect",
+                "configStorageTopic": f"{internal}configs",
+                "offsetStorageTopic": f"{internal}offsets",
+                "statusStorageTopic": f"{internal}status",
+                "config": {"config.storage.replication.factor": -1, "offset.storage.replication.factor": -1,
+                           "status.storage.replication.factor": -1},
+            },
+            "mirrors": [{
+                "source": _cluster_ref(source, clusters[source], principal),
+                "sourceConnector": {"tasksMax": 1, "config": connector_config},
+                "topicsPattern": ",".join(flow["topics"]),
+                "topicsExcludePattern": TOPICS_EXCLUDE,
+                "groupsPattern": ",".join(flow["groups"]) or "^$",
+            }],
+        },
+    }
+
+
+def strimzi_acl(binding: AclBinding) -> dict[str, Any]:
+    resource: dict[str, Any] = {"type": RESOURCE_TYPES[binding.resource_type]}
+    if binding.resource_type != "CLUSTER":
+        resource["name"] = binding.resource_name
+        resource["patternType"] = "prefix" if binding.pattern_type == "PREFIXED" else "literal"
+    acl = {"resource": resource, "operations": [OPERATIONS[binding.operation]], "host": binding.host}
+    if binding.permission == "DENY":
+        acl["type"] = "deny"
+    return acl
+
+
+def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[AclBinding]) -> dict[str, Any]:
+    strimzi = cluster.strimzi
+    assert strimzi is not None
+    return {
+        "apiVersion": API_VERSION, "kind": "KafkaUser",
+        "metadata": {"name": user_name(principal), "namespace": strimzi.namespace,
+                     "labels": {**MANAGED_BY, "strimzi.io/cluster": strimzi.cluster}},
+        "spec": {
+            "authentication": {"type": "scram-sha-512", "password": {"valueFrom": {"secretKeyRef": {
+                "name": scram_secret(alias, principal), "key": PASSWORD_KEY}}}},
+            "authorization": {"type": "simple", "acls": [strimzi_acl(b) for b in sorted(bindings)]},
+        },
+    }
+
+
+def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindings: ClusterBindings,
+                    kafka_version: str) -> list[dict[str, Any]]:
+    """All Strimzi objects, sorted by kind, namespace and name."""
+    objects = [mirror_maker(tenant, flow, clusters, kafka_version)
+               for tenant, scope in scopes.items() for flow in scope["flows"]
+               if clusters[flow["target"]].strimzi is not None]
+    owners: dict[tuple[str, str], str] = {}
+    for alias, cluster in sorted(clusters.items()):
+        if cluster.strimzi is None:
+            continue
+        by_principal: dict[str, list[AclBinding]] = {}
+        for binding in bindings.get(alias, set()):
+            by_principal.setdefault(binding.principal, []).append(binding)
+        for principal, items in sorted(by_principal.items()):
+            key = (cluster.strimzi.namespace, user_name(principal))
+            if key in owners:
+                raise ConfigError(
+                    f"clusters.yaml: clusters {owners[key]} and {alias} share Strimzi namespace "
+                    f"{key[0]!r}, so both would need a KafkaUser named {key[1]!r}; give each cluster its own namespace")
+            owners[key] = alias
+            objects.append(kafka_user(alias, cluster, principal, items))
+    return sorted(objects, key=lambda o: (o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]))

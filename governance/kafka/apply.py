@@ -1,0 +1,100 @@
+"""Bring live clusters to the desired state: snapshot, reconcile, execute. Thin I/O around reconcile()."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from governance.compile.desired import DesiredState
+from governance.config.schema import Cluster
+from governance.errors import RuntimeFailure
+from governance.kafka import admin as kafka_admin
+from governance.kafka import ownership
+from governance.kafka.reconcile import ClusterChanges, ClusterSnapshot, reconcile
+from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, USERNAME_KEY, scram_secret, user_name
+from governance.secrets.store import DirSecretStore
+from governance.secrets.values import random_password
+
+log = logging.getLogger("mm2gov.apply")
+
+
+def client_config(alias: str, cluster: Cluster, store: DirSecretStore) -> dict[str, Any]:
+    """confluent-kafka settings for the cluster's admin, credentials from the secret store."""
+    security = cluster.security
+    config: dict[str, Any] = {"bootstrap.servers": cluster.bootstrap_servers,
+                              "security.protocol": security.protocol}
+    if security.protocol.startswith("SASL"):
+        if not security.admin_credentials_secret:
+            raise RuntimeFailure(f"cluster {alias}: admin_credentials_secret is needed to apply or audit")
+        name = security.admin_credentials_secret
+        config.update({"sasl.mechanism": security.sasl_mechanism,
+                       "sasl.username": store.get(name, USERNAME_KEY).reveal(),
+                       "sasl.password": store.get(name, PASSWORD_KEY).reveal()})
+    if security.protocol.endswith("SSL"):
+        config["ssl.endpoint.identification.algorithm"] = "https"
+        if security.ca_secret:
+            config["ssl.ca.location"] = str(store.path(security.ca_secret, CA_CERT_KEY))
+    return config
+
+
+def snapshot(alias: str, config: dict[str, Any]) -> ClusterSnapshot:
+    admin = kafka_admin.admin_client(config)
+    try:
+        admin.list_topics(timeout=15)
+    except Exception as exc:  # noqa: BLE001 - unreachable, refused or timed out: one message
+        raise RuntimeFailure(f"cluster {alias} ({config['bootstrap.servers']}) unreachable: "
+                             f"{_reason(exc)}") from None
+    return ClusterSnapshot(alias, frozenset(kafka_admin.describe_acls(admin)),
+                           frozenset(kafka_admin.scram_users(admin)), frozenset(ownership.read_owned(config)))
+
+
+def _reason(exc: Exception) -> str:
+    error = exc.args[0] if exc.args else None
+    return f"{error.name()}: {error.str()}" if hasattr(error, "name") else type(exc).__name__
+
+
+def plan_cluster(alias: str, state: DesiredState, config: dict[str, Any]) -> tuple[ClusterChanges, ClusterSnapshot]:
+    desired = set(state.bindings.get(alias, set()))
+    principals = state.scram_users().get(alias, set())
+    live = snapshot(alias, config)
+    return reconcile(alias, desired, principals, live), live
+
+
+def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principals: set[str],
+            config: dict[str, Any], store: DirSecretStore, mechanism: str) -> None:
+    """Run the changes: widen ownership, remove, add, narrow ownership. Re-running converges."""
+    admin = kafka_admin.admin_client(config)
+    ownership.ensure_topic(admin)
+    ownership.write_owned(config, set(live.owned_principals) | principals)
+    kafka_admin.delete_acls(admin, changes.delete_acls)
+    for principal in changes.delete_users:
+        kafka_admin.delete_scram_user(admin, user_name(principal), mechanism)
+    for principal in changes.create_users:
+        secret = scram_secret(alias, principal)
+        password = store.get_optional(secret, PASSWORD_KEY)
+        if password is None:  # a new principal: issue its password into the store, then register it
+            password = random_password()
+            store.put(secret, PASSWORD_KEY, password)
+            log.info("issued a SCRAM password for %s on %s into secret %s", principal, alias, secret)
+        kafka_admin.upsert_scram_user(admin, user_name(principal), password, mechanism)
+    kafka_admin.create_acls(admin, changes.create_acls)
+    ownership.write_owned(config, principals)
+
+
+def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: DirSecretStore,
+                dry_run: bool = False) -> list[ClusterChanges]:
+    """Reconcile every cluster that has desired bindings (or that mm2gov owned things on)."""
+    results = []
+    for alias, cluster in sorted(clusters.items()):
+        config = client_config(alias, cluster, store)
+        changes, live = plan_cluster(alias, state, config)
+        log.info("%s: %d to delete, %d to create, %d users to delete, %d to create, %d foreign bindings",
+                 alias, len(changes.delete_acls), len(changes.create_acls), len(changes.delete_users),
+                 len(changes.create_users), len(changes.foreign))
+        if not dry_run and changes.count:
+            mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
+            if mechanism == "PLAIN":
+                mechanism = "SCRAM-SHA-512"
+            execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism)
+        results.append(changes)
+    return results
