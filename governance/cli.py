@@ -295,11 +295,13 @@ def _render_changes(results, output_format: str, verb: str) -> None:
 @cli.command()
 @repo_argument
 @click.option("--dry-run", is_flag=True, help="Show the changes, make none.")
+@click.option("--batch-size", default=1000, show_default=True, type=click.IntRange(1, 10000),
+              help="ACL bindings per CreateAcls/DeleteAcls request.")
 @secrets_dir_option
 @secrets_path_option
 @format_option
 @opa_url_option
-def apply(repo: Path, dry_run: bool, secrets_dir: Path, secrets_path: str, output_format: str,
+def apply(repo: Path, dry_run: bool, batch_size: int, secrets_dir: Path, secrets_path: str, output_format: str,
           opa_url: str | None) -> None:
     """Bring the live clusters to REPO's desired state: ACLs and SCRAM users of the principals
     mm2gov owns (recorded in each cluster's mm2gov.ownership topic). Neighbours' ACLs are left
@@ -308,7 +310,8 @@ def apply(repo: Path, dry_run: bool, secrets_dir: Path, secrets_path: str, outpu
     from governance.secrets.store import DirSecretStore
 
     inventory, state = _desired_state(repo, opa_url, secrets_path)
-    results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=dry_run)
+    results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=dry_run,
+                          batch_size=batch_size)
     _render_changes(results, output_format, "planned (dry run)" if dry_run else "applied")
 
 

@@ -81,6 +81,13 @@ def to_kafka(binding: AclBinding) -> KafkaAclBinding:
     )
 
 
+def to_kafka_filter(binding: AclBinding) -> AclBindingFilter:
+    """A filter that matches exactly this one binding."""
+    exact = to_kafka(binding)
+    return AclBindingFilter(exact.restype, exact.name, exact.resource_pattern_type, exact.principal, exact.host,
+                            exact.operation, exact.permission_type)
+
+
 def create_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int = 1000) -> None:
     """Create bindings in batches of `batch` per CreateAcls request."""
     items = sorted(set(bindings))
@@ -111,7 +118,7 @@ def delete_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int =
     """Delete exactly these bindings (each filter matches one binding), in batches."""
     items = sorted(set(bindings))
     for start in range(0, len(items), batch):
-        filters = [to_kafka(b) for b in items[start:start + batch]]
+        filters = [to_kafka_filter(b) for b in items[start:start + batch]]
         _wait(admin.delete_acls(filters, request_timeout=TIMEOUT), "delete ACL")
 
 

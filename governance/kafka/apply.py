@@ -61,12 +61,12 @@ def plan_cluster(alias: str, state: DesiredState, config: dict[str, Any]) -> tup
 
 
 def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principals: set[str],
-            config: dict[str, Any], store: DirSecretStore, mechanism: str) -> None:
+            config: dict[str, Any], store: DirSecretStore, mechanism: str, batch_size: int = 1000) -> None:
     """Run the changes: widen ownership, remove, add, narrow ownership. Re-running converges."""
     admin = kafka_admin.admin_client(config)
     ownership.ensure_topic(admin)
     ownership.write_owned(config, set(live.owned_principals) | principals)
-    kafka_admin.delete_acls(admin, changes.delete_acls)
+    kafka_admin.delete_acls(admin, changes.delete_acls, batch_size)
     for principal in changes.delete_users:
         kafka_admin.delete_scram_user(admin, user_name(principal), mechanism)
     for principal in changes.create_users:
@@ -77,12 +77,12 @@ def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principa
             store.put(secret, PASSWORD_KEY, password)
             log.info("issued a SCRAM password for %s on %s into secret %s", principal, alias, secret)
         kafka_admin.upsert_scram_user(admin, user_name(principal), password, mechanism)
-    kafka_admin.create_acls(admin, changes.create_acls)
+    kafka_admin.create_acls(admin, changes.create_acls, batch_size)
     ownership.write_owned(config, principals)
 
 
 def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: DirSecretStore,
-                dry_run: bool = False) -> list[ClusterChanges]:
+                dry_run: bool = False, batch_size: int = 1000) -> list[ClusterChanges]:
     """Reconcile every cluster that has desired bindings (or that mm2gov owned things on)."""
     results = []
     for alias, cluster in sorted(clusters.items()):
@@ -95,6 +95,7 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: DirSec
             mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
             if mechanism == "PLAIN":
                 mechanism = "SCRAM-SHA-512"
-            execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism)
+            execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism,
+                    batch_size)
         results.append(changes)
     return results
