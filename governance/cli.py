@@ -333,6 +333,36 @@ def drift(repo: Path, secrets_dir: Path, output_format: str, opa_url: str | None
         sys.exit(EXIT_VIOLATIONS)
 
 
+@cli.command("import")
+@click.argument("legacy", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--tenant", default="imported", show_default=True, help="Name of the tenant the flows belong to.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the repo here (clusters.yaml, tenants/<tenant>.yaml) instead of printing it.")
+def import_legacy(legacy: Path, tenant: str, out: Path | None) -> None:
+    """Print the governance repo an existing MM2 properties file corresponds to, with a warning
+    per unsafe setting (inline secrets, blacklist names, ACL sync, .* patterns). Secrets are
+    never echoed."""
+    import yaml
+
+    from governance.importer import import_properties
+
+    try:
+        imported = import_properties(legacy.read_text(encoding="utf-8"), tenant)
+    except ValueError as exc:
+        raise click.UsageError(f"{legacy}: {exc}") from None
+    for warning in imported.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    clusters = yaml.safe_dump(imported.clusters, sort_keys=False)
+    tenant_yaml = yaml.safe_dump(imported.tenant, sort_keys=False)
+    if out is None:
+        click.echo(f"# clusters.yaml\n{clusters}---\n# tenants/{tenant}.yaml\n{tenant_yaml}", nl=False)
+        return
+    (out / "tenants").mkdir(parents=True, exist_ok=True)
+    (out / "clusters.yaml").write_text(clusters)
+    (out / "tenants" / f"{tenant}.yaml").write_text(tenant_yaml)
+    click.echo(f"wrote {out / 'clusters.yaml'} and {out / 'tenants' / (tenant + '.yaml')}")
+
+
 # -- demo ------------------------------------------------------------------------------------
 
 

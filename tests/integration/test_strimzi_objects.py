@@ -1,0 +1,57 @@
+"""The Strimzi objects `mm2gov generate` writes are valid against Strimzi's own CRDs."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+
+import pytest
+import yaml
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from tests.conftest import REPO_ROOT, run_cli
+
+PLURALS = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers", "KafkaTopic": "kafkatopics"}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> list[dict]:
+    out = tmp_path_factory.mktemp("acme-out")
+    done = run_cli("generate", str(REPO_ROOT / "examples" / "acme"), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return [yaml.safe_load(p.read_text()) for p in sorted((out / "strimzi").glob("*.yaml"))]
+
+
+def _create(api: client.CustomObjectsApi, obj: dict, namespace: str) -> dict:
+    return api.create_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, PLURALS[obj["kind"]], obj)
+
+
+def test_generated_objects_are_accepted(stack, generated):
+    core, api = client.CoreV1Api(stack.kube.client()), client.CustomObjectsApi(stack.kube.client())
+    suffix = uuid.uuid4().hex[:5]
+    kinds = set()
+    for namespace in sorted({o["metadata"]["namespace"] for o in generated}):
+        core.create_namespace({"metadata": {"name": f"{namespace}-{suffix}"}})
+    for obj in generated:
+        namespace = f"{obj['metadata']['namespace']}-{suffix}"
+        body = dict(obj, metadata={**obj["metadata"], "namespace": namespace})
+        created = _create(api, body, namespace)
+        assert created["metadata"]["uid"]
+        kinds.add(obj["kind"])
+    assert kinds == {"KafkaMirrorMaker2", "KafkaUser"}
+    mirror = next(o for o in generated if o["metadata"]["name"] == "payments-onprem-to-cloud")
+    assert mirror["spec"]["mirrors"][0]["topicsPattern"] == r"payments\.orders.*,payments\.refunds,payments\.public\..*"
+    assert mirror["spec"]["mirrors"][0]["sourceConnector"]["config"]["sync.topic.acls.enabled"] == "false"
+
+
+def test_a_broken_object_is_rejected(stack, generated):
+    core, api = client.CoreV1Api(stack.kube.client()), client.CustomObjectsApi(stack.kube.client())
+    namespace = f"broken-{uuid.uuid4().hex[:5]}"
+    core.create_namespace({"metadata": {"name": namespace}})
+    user = copy.deepcopy(next(o for o in generated if o["kind"] == "KafkaUser"))
+    user["metadata"]["namespace"] = namespace
+    user["spec"]["authorization"]["acls"][0]["operations"] = ["Fly"]
+    with pytest.raises(ApiException) as refused:
+        _create(api, user, namespace)
+    assert refused.value.status == 422 and "Fly" in refused.value.body
