@@ -62,10 +62,18 @@ def create_topics(admin: AdminClient, names: Iterable[str], partitions: int = 1,
 
 def upsert_scram_user(admin: AdminClient, user: str, password: SecretValue,
                       mechanism: str = "SCRAM-SHA-512", iterations: int = 8192) -> None:
+    upsert_scram_users(admin, {user: password}, mechanism, iterations)
+
+
+def upsert_scram_users(admin: AdminClient, passwords: dict[str, SecretValue], mechanism: str = "SCRAM-SHA-512",
+                       iterations: int = 8192, batch: int = 500) -> None:
+    """Create or update SCRAM credentials, `batch` users per AlterUserScramCredentials request."""
     mech = ScramMechanism[mechanism.replace("-", "_")]
-    upsert = UserScramCredentialUpsertion(user, ScramCredentialInfo(mech, iterations),
-                                          password.reveal().encode())
-    _wait(admin.alter_user_scram_credentials([upsert], request_timeout=TIMEOUT), "SCRAM user")
+    users = sorted(passwords)
+    for start in range(0, len(users), batch):
+        upserts = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech, iterations),
+                                                passwords[u].reveal().encode()) for u in users[start:start + batch]]
+        _wait(admin.alter_user_scram_credentials(upserts, request_timeout=TIMEOUT), "SCRAM user")
 
 
 # confluent-kafka calls the cluster resource BROKER; Kafka and the contract call it CLUSTER.
@@ -130,7 +138,8 @@ def scram_users(admin: AdminClient) -> set[str]:
     return set(described)
 
 
-def delete_scram_user(admin: AdminClient, user: str, mechanism: str = "SCRAM-SHA-512") -> None:
-    deletion = UserScramCredentialDeletion(user, ScramMechanism[mechanism.replace("-", "_")])
-    _wait(admin.alter_user_scram_credentials([deletion], request_timeout=TIMEOUT), "delete SCRAM user",
-          ignore=("RESOURCE_NOT_FOUND",))
+def delete_scram_users(admin: AdminClient, users: Iterable[str], mechanism: str = "SCRAM-SHA-512") -> None:
+    deletions = [UserScramCredentialDeletion(u, ScramMechanism[mechanism.replace("-", "_")]) for u in sorted(users)]
+    if deletions:
+        _wait(admin.alter_user_scram_credentials(deletions, request_timeout=TIMEOUT), "delete SCRAM user",
+              ignore=("RESOURCE_NOT_FOUND",))

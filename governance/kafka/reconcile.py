@@ -24,6 +24,7 @@ class ClusterChanges:
     delete_users: list[str] = field(default_factory=list)  # principals
     create_users: list[str] = field(default_factory=list)  # principals
     foreign: list[AclBinding] = field(default_factory=list)  # neighbours' bindings: reported, never touched
+    seconds: dict[str, float] = field(default_factory=dict)  # phase -> wall time, filled in by apply
 
     @property
     def count(self) -> int:
