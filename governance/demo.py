@@ -1,46 +1,63 @@
 """`mm2gov demo`: the story so far, told on the real local stack.
 
-Later issues extend it (policies, generated flows, admission, audit); each
+examples/acme in a pull request (validate, plan), applied to three real Kafka
+clusters, replicated by one isolated MM2 per tenant flow from the generated
+properties, and its Strimzi resources admitted by a real kube-apiserver. Each
 step prints what it shows and what a reader should notice.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
+import yaml
 from kubernetes import client as k8s
 
 from governance.config import load_inventory
 from governance.devstack.stack import REPO_ROOT, Stack, StackSpec
-from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
+from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
-from governance.model.acl import AclBinding
 from governance.plan.diff import make_plan
 from governance.policy.decide import PolicySession
 from governance.render import plan as render_plan
 from governance.render import violations as render_violations
-from governance.secrets.values import random_password
+from governance.secrets.store import DirSecretStore
 
 
 def step(title: str) -> None:
     click.secho(f"\n== {title}", bold=True)
 
 
+DEMO_CLUSTERS = ("onprem", "onprem-dr", "cloud")  # examples/acme's cluster aliases
+DEMO_RECORDS = {  # tenant -> (topic on onprem, consumer principal)
+    "payments": ("payments.orders", "payments-app"),
+    "marketing": ("marketing.leads", "marketing-app"),
+    "risk": ("risk.exposures", "risk-reporting"),
+    "logistics": ("logistics.shipments", "logistics-app"),
+}
+
+
 def run_demo(run_dir: Path | None, keep: bool = False) -> None:
     run_dir = run_dir or Path(tempfile.mkdtemp(prefix="mm2gov-demo-"))
-    step("Starting the local stack (real Kafka 4, OPA, kube-apiserver) on 127.0.0.1")
+    step("Starting the local stack: three Kafka 4 clusters (onprem, onprem-dr, cloud), OPA, kube-apiserver")
     began = time.monotonic()
-    stack = Stack(StackSpec(run_dir=run_dir)).up()
+    stack = Stack(StackSpec(run_dir=run_dir, kafka_clusters=DEMO_CLUSTERS)).up()
     try:
         click.echo(f"ready in {time.monotonic() - began:.1f}s")
         _show_stack(stack)
-        _authorizer(stack)
-        _replication(stack)
         _policy(stack)
+        repo, secrets, out = _local_acme(stack, run_dir)
+        _apply(repo, secrets, stack)
+        _replicate(stack, secrets, out)
         _kubernetes(stack)
     finally:
         if keep:
@@ -57,40 +74,71 @@ def _show_stack(stack: Stack) -> None:
     click.echo(f"  logs and certificates under {stack.run_dir}")
 
 
-def _authorizer(stack: Stack) -> None:
-    step("The broker's authorizer keeps tenants apart (SASL_SSL + SCRAM-SHA-512, StandardAuthorizer)")
-    source = stack.kafka["source"]
-    admin = admin_client(source.admin_config())
-    create_topics(admin, ["payments.orders", "marketing.leads"])
-    produce(source.admin_config(), "payments.orders",
-            [Record(b"order-1", b'{"amount": 42}', [("lob", b"payments")])])
-    produce(source.admin_config(), "marketing.leads", [Record(b"lead-1", b'{"email": "x"}', [("lob", b"marketing")])])
-    password = random_password()
-    upsert_scram_user(admin, "payments-app", password)
-    create_acls(admin, [AclBinding("User:payments-app", "TOPIC", "payments.", "PREFIXED", "READ"),
-                        AclBinding("User:payments-app", "GROUP", "payments-", "PREFIXED", "READ")])
-    click.echo("  User:payments-app may READ topic prefix 'payments.' and group prefix 'payments-'")
-    tenant = source.client_config("payments-app", password)
-    for topic in ("payments.orders", "marketing.leads"):
-        result = read(tenant, topic, 1, timeout=30, group="payments-demo")
-        error = result.error.name() if result.error else "none"
-        click.echo(f"  payments-app reads {topic:<16} -> {len(result.records)} record(s), broker error: {error}")
+def _local_acme(stack: Stack, run_dir: Path) -> tuple[Path, Path, Path]:
+    """examples/acme with its clusters pointed at the stack; admin credentials and CA in a secret dir."""
+    repo, secrets, out = run_dir / "acme", run_dir / "secret-store", run_dir / "generated"
+    shutil.copytree(REPO_ROOT / "examples" / "acme", repo, dirs_exist_ok=True)
+    (repo / "clusters.yaml").write_text(stack.governance_clusters())
+    stack.export_secret_store(secrets)
+    return repo, secrets, out
 
 
-def _replication(stack: Stack) -> None:
-    step("MirrorMaker 2 (dedicated mode) replicates payments.orders from source to target")
-    properties = stack.write_mm2_properties("demo-payments", topics=r"payments\.orders")
-    click.echo(f"  properties: {properties} (credentials by ${{file:...}} reference only)")
-    stack.start_mirrormaker("demo-payments", properties)
-    try:
-        result = read(stack.kafka["target"].admin_config(), "source.payments.orders", 1, timeout=120)
-    finally:
-        stack.stop_mirrormaker("demo-payments")
-    for record in result.records:
-        click.echo(f"  target source.payments.orders: key={record.key!r} value={record.value!r}")
-        click.echo(f"  headers kept: {record.headers}")
-    if not result.records:
-        click.echo(f"  nothing replicated (error: {result.error and result.error.name()})")
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "governance", "--log-level", "warning", *args],
+                          capture_output=True, text=True, cwd=REPO_ROOT)
+
+
+def _apply(repo: Path, secrets: Path, stack: Stack) -> None:
+    step("mm2gov apply: least-privilege ACLs and SCRAM users for tenants and their MM2s, on real brokers")
+    for attempt in ("first", "second"):
+        began = time.monotonic()
+        done = _cli("apply", str(repo), "--secrets-dir", str(secrets), "--format", "json")
+        if done.returncode != 0:
+            raise click.ClickException(f"apply failed: {done.stderr.strip()}")
+        result = json.loads(done.stdout)
+        per_cluster = ", ".join(f"{c['cluster']}: +{len(c['create_acls'])} ACLs +{len(c['create_users'])} users"
+                                for c in result["clusters"])
+        click.echo(f"  {attempt} apply ({time.monotonic() - began:.1f}s): {result['changes']} changes ({per_cluster})")
+    click.echo("  the second apply changes nothing: apply is idempotent")
+
+
+def _replicate(stack: Stack, secrets: Path, out: Path) -> None:
+    step("mm2gov generate + one isolated MirrorMaker 2 per tenant flow, from the generated properties")
+    done = _cli("generate", str(out.parent / "acme"), "--out", str(out), "--secrets-path", str(secrets))
+    if done.returncode != 0:
+        raise click.ClickException(f"generate failed: {done.stderr.strip()}")
+    click.echo(f"  {done.stdout.strip()}")
+    onprem = stack.kafka["onprem"]
+    create_topics(admin_client(onprem.admin_config()), [topic for topic, _ in DEMO_RECORDS.values()])
+    for tenant, (topic, _) in DEMO_RECORDS.items():
+        produce(onprem.admin_config(), topic, [Record(f"{tenant}-1".encode(), b"{}", [("lob", tenant.encode())])])
+    flows = sorted(out.glob("mm2/*.properties"))
+    began = time.monotonic()
+    with ThreadPoolExecutor(max_workers=len(flows)) as pool:
+        list(pool.map(lambda p: stack.start_mirrormaker(p.stem, p, metrics_config=out / "monitoring" / "jmx"
+                                                        / f"{p.stem}.yaml"), flows))
+    click.echo(f"  {len(flows)} MirrorMaker 2 processes started in {time.monotonic() - began:.1f}s: "
+               + ", ".join(p.stem for p in flows))
+    store = DirSecretStore(secrets)
+    for tenant, (topic, user) in DEMO_RECORDS.items():
+        target = "onprem-dr" if tenant == "risk" else "cloud"
+        config = stack.kafka[target].client_config(user, store.get(f"scram-{target}-{user}", "password"))
+        remote = topic if tenant == "logistics" else f"onprem.{topic}"  # logistics uses the identity policy
+        own = read(config, remote, 1, timeout=120, group=f"{tenant}-demo")
+        headers = own.records[0].headers if own.records else []
+        click.echo(f"  {user:<15} reads {target}:{remote:<27} -> {len(own.records)} record(s) {headers}")
+    config = stack.kafka["cloud"].client_config("marketing-app", store.get("scram-cloud-marketing-app", "password"))
+    other = read(config, "onprem.payments.orders", 1, timeout=30, group="marketing-demo")
+    click.echo(f"  marketing-app   reads cloud:onprem.payments.orders    -> refused by the broker: "
+               f"{other.error.name() if other.error else 'NOT REFUSED'}")
+    topics = sorted(admin_client(stack.kafka["cloud"].admin_config()).list_topics(timeout=10).topics)
+    click.echo(f"  topics on cloud: {', '.join(t for t in topics if not t.startswith('__'))}")
+    click.echo("  no shared heartbeats, checkpoints or offset-syncs topic; restricted risk data stayed on premises")
+    step("Per-tenant monitoring: each flow's replication latency from its MM2's /metrics (JMX exporter)")
+    for flow_id, mm2 in sorted(stack.mirrormakers.items()):
+        latency = [line for line in mm2.metrics().splitlines()
+                   if line.startswith("kafka_connect_mirror_source_connector_replication_latency_ms_max{")]
+        click.echo(f"  {flow_id:<32} {latency[0] if latency else '(no records replicated yet)'}")
 
 
 def _policy(stack: Stack) -> None:
@@ -121,8 +169,19 @@ def _policy(stack: Stack) -> None:
 
 
 def _kubernetes(stack: Stack) -> None:
-    step("kube-apiserver serves Strimzi's CRDs")
+    step("Strimzi resources for examples/acme, accepted by a real kube-apiserver with Strimzi's CRDs")
     assert stack.kube is not None
-    crds = k8s.ApiextensionsV1Api(stack.kube.client()).list_custom_resource_definition().items
-    for crd in sorted(crds, key=lambda c: c.metadata.name):
-        click.echo(f"  {crd.metadata.name}")
+    with tempfile.TemporaryDirectory(prefix="mm2gov-demo-strimzi-") as tmp:
+        done = _cli("generate", str(REPO_ROOT / "examples" / "acme"), "--out", tmp)
+        if done.returncode != 0:
+            raise click.ClickException(f"generate failed: {done.stderr.strip()}")
+        objects = [yaml.safe_load(p.read_text()) for p in sorted(Path(tmp).glob("strimzi/*.yaml"))]
+    core, api = k8s.CoreV1Api(stack.kube.client()), k8s.CustomObjectsApi(stack.kube.client())
+    for namespace in sorted({o["metadata"]["namespace"] for o in objects}):
+        core.create_namespace({"metadata": {"name": namespace}})
+    plural = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers"}
+    for obj in objects:
+        api.create_namespaced_custom_object("kafka.strimzi.io", "v1", obj["metadata"]["namespace"],
+                                            plural[obj["kind"]], obj)
+    kinds = Counter(o["kind"] for o in objects)
+    click.echo("  created " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))

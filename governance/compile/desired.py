@@ -10,6 +10,7 @@ from typing import Any
 from governance import __version__
 from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.compile.mm2 import Mm2Flow, compile_flows
+from governance.compile.monitoring import compile_monitoring
 from governance.compile.strimzi import compile_strimzi
 from governance.config.loader import Inventory
 from governance.devstack.tools import versions
@@ -23,6 +24,7 @@ class DesiredState:
     bindings: ClusterBindings
     flows: list[Mm2Flow]
     strimzi: list[dict[str, Any]]
+    monitoring: dict[str, str]  # path under OUT/monitoring -> text
     header: str
 
     def scram_users(self) -> dict[str, set[str]]:
@@ -52,5 +54,6 @@ def compile_desired(inventory: Inventory, decision: Decision,
         bindings=bindings,
         flows=compile_flows(decision.scopes, inventory.clusters, secrets_path, header),
         strimzi=compile_strimzi(decision.scopes, inventory.clusters, bindings, versions()["KAFKA_VERSION"]),
+        monitoring=compile_monitoring(decision.scopes, header),
         header=header,
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import yaml
 from governance.compile.desired import DesiredState
 from governance.model.acl import AclBinding
 
-OWNED_DIRS = ("mm2", "acls", "strimzi")
+OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring")
 
 
 def write_outputs(state: DesiredState, out: Path) -> list[Path]:
@@ -44,11 +43,15 @@ def write_outputs(state: DesiredState, out: Path) -> list[Path]:
         meta = obj["metadata"]
         name = f"{obj['kind'].lower()}-{meta['namespace']}-{meta['name']}.yaml"
         write(out / "strimzi" / name, state.header + "\n" + yaml.safe_dump(obj, sort_keys=False))
+    for relative, text in sorted(state.monitoring.items()):
+        write(out / "monitoring" / relative, text)
     keep = set(written)
     for name in OWNED_DIRS:
-        for stale in (out / name).glob("*") if (out / name).is_dir() else ():
-            if stale not in keep:
-                shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+        for stale in sorted((out / name).rglob("*"), reverse=True) if (out / name).is_dir() else ():
+            if stale.is_file() and stale not in keep:
+                stale.unlink()
+            elif stale.is_dir() and not any(stale.iterdir()):
+                stale.rmdir()
     return written
 
 

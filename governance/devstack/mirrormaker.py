@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from governance.devstack import tools
 from governance.devstack.files import write_public
 from governance.devstack.kafka import JVM_OPTS, LOG4J2
-from governance.devstack.process import ManagedProcess
+from governance.devstack.process import LOOPBACK, ManagedProcess, ensure_port_free, free_port
 
 MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
 STARTED_LINE = "Kafka MirrorMaker started"
@@ -21,6 +22,8 @@ class MirrorMaker:
     name: str
     properties: Path
     run_dir: Path
+    metrics_config: Path | None = None  # a Prometheus JMX exporter config: serve /metrics when given
+    metrics_port: int = 0
     process: ManagedProcess | None = None
     _log_start: int = 0  # the log is appended to across runs: readiness looks past this offset only
 
@@ -37,10 +40,15 @@ class MirrorMaker:
         dist = tools.kafka()
         log4j = self.home / "log4j2.properties"
         write_public(log4j, LOG4J2.encode())
+        agent = []
+        if self.metrics_config is not None:
+            self.metrics_port = self.metrics_port or free_port()
+            ensure_port_free(self.metrics_port, f"mm2-{self.name} metrics")
+            agent = [f"-javaagent:{tools.jmx_exporter_agent()}={LOOPBACK}:{self.metrics_port}:{self.metrics_config}"]
         self.process = ManagedProcess(
             name=f"mm2-{self.name}",
             argv=[
-                str(java), *JVM_OPTS, f"-Dlog4j2.configurationFile={log4j}",
+                str(java), *JVM_OPTS, *agent, f"-Dlog4j2.configurationFile={log4j}",
                 "-cp", dist.classpath, MAIN_CLASS, str(self.properties),
             ],
             log_path=self.log_path,
@@ -54,6 +62,16 @@ class MirrorMaker:
         with open(self.log_path, "rb") as log:
             log.seek(self._log_start)
             return STARTED_LINE.encode() in log.read()
+
+    @property
+    def metrics_url(self) -> str | None:
+        return f"http://{LOOPBACK}:{self.metrics_port}/metrics" if self.metrics_config else None
+
+    def metrics(self) -> str:
+        """The exporter's /metrics text (Prometheus exposition format)."""
+        assert self.metrics_url, "started without a metrics config"
+        with urllib.request.urlopen(self.metrics_url, timeout=10) as response:
+            return response.read().decode()
 
     def stop(self) -> None:
         if self.process:

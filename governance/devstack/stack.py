@@ -10,6 +10,7 @@ benchmarks in another process.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ class Stack:
         self.secrets: dict[str, SecretValue] = {}
         self.start_seconds: dict[str, float] = {}
         self.attached_pids: dict[str, int] = {}  # from state.json, when attached from another process
+        self._lock = threading.RLock()  # MirrorMakers may be started from several threads at once
 
     # -- paths -------------------------------------------------------------
     @property
@@ -127,11 +129,15 @@ class Stack:
         return {name: pid_alive(pid) for name, pid in self._pids().items()}
 
     # -- MirrorMaker ---------------------------------------------------------
-    def start_mirrormaker(self, flow_id: str, properties: Path, timeout: float = 120) -> MirrorMaker:
+    def start_mirrormaker(self, flow_id: str, properties: Path, timeout: float = 120,
+                          metrics_config: Path | None = None) -> MirrorMaker:
+        """Start a dedicated MM2; with `metrics_config`, a JMX exporter serves its /metrics on loopback."""
         if flow_id in self.mirrormakers and self.mirrormakers[flow_id].process:
             raise DevstackError(f"MirrorMaker for flow {flow_id} already runs")
-        mm2 = MirrorMaker(flow_id, properties.resolve(), self.run_dir)
-        self.mirrormakers[flow_id] = mm2
+        mm2 = MirrorMaker(flow_id, properties.resolve(), self.run_dir,
+                          metrics_config=metrics_config.resolve() if metrics_config else None)
+        with self._lock:
+            self.mirrormakers[flow_id] = mm2
         try:
             mm2.start(timeout)
         except BaseException:
@@ -173,14 +179,15 @@ class Stack:
         lines = ["# The local stack's clusters (mm2gov devstack); secrets come from export_secret_store().",
                  "clusters:"]
         for alias, cluster in self.kafka.items():
-            zone = "cloud" if alias == "target" else "onprem"
+            zone = "cloud" if alias in ("target", "cloud") else "onprem"
             lines += [f"  {alias}:", f'    bootstrap_servers: "{cluster.bootstrap_servers}"', f"    zone: {zone}",
                       "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512, "
                       f"ca_secret: {CA_SECRET}, admin_credentials_secret: {alias}-admin}}"]
         return "\n".join(lines) + "\n"
 
     def stop_mirrormaker(self, flow_id: str) -> None:
-        mm2 = self.mirrormakers.pop(flow_id)
+        with self._lock:
+            mm2 = self.mirrormakers.pop(flow_id)
         mm2.stop()
         self.save_state()
 
@@ -268,6 +275,8 @@ class Stack:
                                            "log": str(self.kube.home / "kube-apiserver.log")}
         for flow, mm2 in self.mirrormakers.items():
             endpoints[f"mm2-{flow}"] = {"properties": str(mm2.properties), "log": str(mm2.log_path)}
+            if mm2.metrics_url:
+                endpoints[f"mm2-{flow}"]["endpoint"] = mm2.metrics_url
         for name, pid in self._pids().items():
             endpoints.setdefault(name, {})["pid"] = pid
         return {
@@ -278,6 +287,10 @@ class Stack:
         }
 
     def save_state(self) -> None:
+        with self._lock:
+            self._save_state()
+
+    def _save_state(self) -> None:
         state = {"spec": {"components": list(self.spec.components),
                           "kafka_clusters": list(self.spec.kafka_clusters),
                           "policy_dirs": [str(p) for p in self.spec.policy_dirs]},

@@ -118,3 +118,13 @@ def etcd() -> Path:
     if not found:
         raise MissingTool(f"etcd not found on PATH: {_setup_hint('etcd.sh')}")
     return Path(found)
+
+
+def jmx_exporter_agent() -> Path:
+    """The Prometheus JMX exporter java agent that `make setup` fetches beside Kafka."""
+    pinned = versions()
+    path = cache_dir() / f"kafka-{pinned['KAFKA_VERSION']}" / "agents" / (
+        f"jmx_prometheus_javaagent-{pinned['JMX_EXPORTER_VERSION']}.jar")
+    if not path.is_file():
+        raise MissingTool(f"JMX exporter agent not found at {path}: {_setup_hint('kafka.sh')}")
+    return path

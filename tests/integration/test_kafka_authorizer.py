@@ -1,4 +1,7 @@
-"""The real broker's StandardAuthorizer decides: a tenant reaches its own prefix only."""
+"""The real broker's StandardAuthorizer decides: a tenant reaches its own prefix only.
+
+Names are this module's own (acct., mkt.): the session stack is shared with other modules.
+"""
 
 from __future__ import annotations
 
@@ -24,21 +27,21 @@ def _first_message_or_error(consumer: Consumer, timeout: float = 45):
 
 
 @pytest.fixture(scope="module")
-def payments_tenant(stack):
+def acct_tenant(stack):
     source = stack.kafka["source"]
     admin = admin_client(source.admin_config())
-    create_topics(admin, ["payments.orders", "marketing.leads"])
+    create_topics(admin, ["acct.orders", "mkt.leads"])
     password = random_password()
-    upsert_scram_user(admin, "payments-app", password)
+    upsert_scram_user(admin, "acct-app", password)
     create_acls(admin, [
-        AclBinding("User:payments-app", "TOPIC", "payments.", "PREFIXED", "READ"),
-        AclBinding("User:payments-app", "GROUP", "payments-", "PREFIXED", "READ"),
+        AclBinding("User:acct-app", "TOPIC", "acct.", "PREFIXED", "READ"),
+        AclBinding("User:acct-app", "GROUP", "acct-", "PREFIXED", "READ"),
     ])
     producer = Producer(source.admin_config())
-    for topic in ("payments.orders", "marketing.leads"):
+    for topic in ("acct.orders", "mkt.leads"):
         producer.produce(topic, key=b"k", value=f"record of {topic}".encode())
     assert producer.flush(30) == 0
-    return source.client_config("payments-app", password)
+    return source.client_config("acct-app", password)
 
 
 def _consumer(config: dict, group: str) -> Consumer:
@@ -46,20 +49,20 @@ def _consumer(config: dict, group: str) -> Consumer:
                      "enable.auto.commit": False, "log_level": 0})
 
 
-def test_tenant_consumes_its_own_prefixed_topic(payments_tenant):
-    consumer = _consumer(payments_tenant, f"payments-{uuid.uuid4().hex[:6]}")
-    consumer.subscribe(["payments.orders"])
+def test_tenant_consumes_its_own_prefixed_topic(acct_tenant):
+    consumer = _consumer(acct_tenant, f"acct-{uuid.uuid4().hex[:6]}")
+    consumer.subscribe(["acct.orders"])
     try:
         message = _first_message_or_error(consumer)
     finally:
         consumer.close()
     assert message is not None and message.error() is None, message and message.error()
-    assert message.value() == b"record of payments.orders"
+    assert message.value() == b"record of acct.orders"
 
 
-def test_tenant_is_refused_another_tenants_topic(payments_tenant):
-    consumer = _consumer(payments_tenant, f"payments-{uuid.uuid4().hex[:6]}")
-    consumer.subscribe(["marketing.leads"])
+def test_tenant_is_refused_another_tenants_topic(acct_tenant):
+    consumer = _consumer(acct_tenant, f"acct-{uuid.uuid4().hex[:6]}")
+    consumer.subscribe(["mkt.leads"])
     try:
         message = _first_message_or_error(consumer)
     finally:
@@ -68,10 +71,10 @@ def test_tenant_is_refused_another_tenants_topic(payments_tenant):
     assert message.error().code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
 
 
-def test_tenant_cannot_write_with_a_read_only_acl(payments_tenant):
+def test_tenant_cannot_write_with_a_read_only_acl(acct_tenant):
     errors = []
-    producer = Producer({**payments_tenant, "log_level": 0, "message.timeout.ms": 15000})
-    producer.produce("payments.orders", value=b"x", on_delivery=lambda err, _msg: errors.append(err))
+    producer = Producer({**acct_tenant, "log_level": 0, "message.timeout.ms": 15000})
+    producer.produce("acct.orders", value=b"x", on_delivery=lambda err, _msg: errors.append(err))
     producer.flush(30)
     assert errors and errors[0] is not None
     assert errors[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
@@ -80,7 +83,7 @@ def test_tenant_cannot_write_with_a_read_only_acl(payments_tenant):
 def test_wrong_password_is_refused(stack):
     source = stack.kafka["source"]
     errors: list[KafkaError] = []
-    config = {**source.client_config("payments-app", random_password()), "log_level": 0,
+    config = {**source.client_config("acct-app", random_password()), "log_level": 0,
               "error_cb": errors.append}
     producer = Producer(config)
     deadline = time.monotonic() + 30
