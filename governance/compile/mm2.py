@@ -111,6 +111,8 @@ def flow_properties(tenant: str, flow: dict[str, Any], clusters: dict[str, Clust
         "emit.offset-syncs.enabled=false",
         "sync.topic.configs.enabled=true",
         "refresh.topics.interval.seconds=30",
+        "# Kafka 4 registers MM2's replication metrics (kafka.connect.mirror) only with an explicit JMX reporter.",
+        "metric.reporters=org.apache.kafka.common.metrics.JmxReporter",
         "",
         "# Broker defaults for replication factors (-1).",
         "replication.factor=-1",

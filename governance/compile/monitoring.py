@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 
 METRIC_PREFIX = "kafka_connect_mirror_source_connector_"
-JMX_PATTERN = (r"kafka.connect.mirror<type=MirrorSourceConnector, target=(.+), topic=(.+), partition=([0-9]+)>"
-               r"<>([a-z-]+)")
+JMX_PATTERN = (r"kafka.connect.mirror<type=MirrorSourceConnector, source=(.+), target=(.+), topic=(.+), "
+               r"partition=([0-9]+)><>([a-z-]+)")
 LATENCY_THRESHOLD_MS = 60_000
 ALERT_SECRETS_PATH = "/etc/alertmanager/secrets"
 
@@ -29,9 +29,10 @@ def jmx_exporter_config(tenant: str, flow_id: str) -> dict[str, Any]:
         "lowercaseOutputLabelNames": True,
         "rules": [{
             "pattern": JMX_PATTERN,
-            "name": METRIC_PREFIX + "$4",
+            "name": METRIC_PREFIX + "$5",
             "type": "GAUGE",
-            "labels": {"tenant": tenant, "flow": flow_id, "target": "$1", "topic": "$2", "partition": "$3"},
+            "labels": {"tenant": tenant, "flow": flow_id, "source": "$1", "target": "$2", "topic": "$3",
+                       "partition": "$4"},
         }],
     }
 

@@ -97,14 +97,22 @@ def test_generated_files_are_deterministic_and_hold_no_secret(tenancy, tmp_path)
 
 
 def test_tenant_flow_replicates_only_its_own_topics(stack, tenancy):
-    stack.start_mirrormaker("payments", tenancy["out"] / "mm2" / "payments-source-to-target.properties")
+    jmx = tenancy["out"] / "monitoring" / "jmx" / "payments-source-to-target.yaml"
+    mm2 = stack.start_mirrormaker("payments", tenancy["out"] / "mm2" / "payments-source-to-target.properties",
+                                  metrics_config=jmx)
     try:
         own = read(tenant_config(stack, tenancy, "target", "payments-app"), "source.payments.orders", 1,
                    timeout=120, group="payments-check")
         time.sleep(5)
         topics = set(admin_client(stack.kafka["target"].admin_config()).list_topics(timeout=10).topics)
+        metrics = mm2.metrics()
     finally:
         stack.stop_mirrormaker("payments")
+    latency = [line for line in metrics.splitlines()
+               if line.startswith("kafka_connect_mirror_source_connector_replication_latency_ms_max{")]
+    assert latency, "the flow's /metrics has no replication latency series"
+    assert all('tenant="payments"' in line and 'flow="payments-source-to-target"' in line for line in latency)
+    assert 'topic="source.payments.orders"' in " ".join(latency)
     assert own.error is None
     assert [(r.key, r.value, r.headers) for r in own.records] == [(b"o-1", b"42", [("lob", b"payments")])]
     assert "source.marketing.leads" not in topics

@@ -26,7 +26,7 @@ def test_import_maps_clusters_flows_and_warns_without_echoing_secrets():
                      "sync.topic.acls.enabled: on", "'.*' mirrors every consumer group",
                      "topic 'products' has no tenant prefix"):
         assert expected in text
-    assert "legacy-inline-s3cret" not in text + repr(imported.clusters) + repr(imported.tenant)
+    assert "example-inline-s3cret" not in text + repr(imported.clusters) + repr(imported.tenant)
 
 
 def test_not_an_mm2_file_is_refused():
@@ -37,7 +37,7 @@ def test_not_an_mm2_file_is_refused():
 def test_imported_repo_validates(tmp_path):
     done = run_cli("import", str(LEGACY), "--out", str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
-    assert "legacy-inline-s3cret" not in done.stdout + done.stderr
+    assert "example-inline-s3cret" not in done.stdout + done.stderr
     assert done.stderr.count("warning:") >= 7
     validated = run_cli("validate", str(tmp_path / "repo"))
     assert validated.returncode == 0, validated.stdout + validated.stderr
