@@ -272,11 +272,19 @@ def generate(repo: Path, out: Path, secrets_path: str, opa_url: str | None) -> N
     click.echo(f"wrote {len(written)} files to {out}")
 
 
-def _render_changes(results, output_format: str, verb: str) -> None:
+def _render_changes(results, output_format: str, verb: str, kube=None) -> None:
     if output_format == "json":
-        click.echo(json.dumps({"clusters": [c.to_record() for c in results],
-                               "changes": sum(c.count for c in results)}, indent=2))
+        document = {"clusters": [c.to_record() for c in results],
+                    "changes": sum(c.count for c in results) + (kube.count if kube else 0)}
+        if kube is not None:
+            document["kubernetes"] = kube.to_record()
+        click.echo(json.dumps(document, indent=2))
         return
+    if kube is not None:
+        click.echo(f"kubernetes: {kube.count} change(s) {verb}")
+        for label, names in (("+", kube.created), ("~", kube.updated), ("-", kube.deleted)):
+            for name in names:
+                click.echo(f"  {label} {name}")
     for changes in results:
         click.echo(f"{changes.cluster}: {changes.count} change(s) {verb}")
         for b in changes.delete_acls:
@@ -297,22 +305,33 @@ def _render_changes(results, output_format: str, verb: str) -> None:
 @click.option("--dry-run", is_flag=True, help="Show the changes, make none.")
 @click.option("--batch-size", default=1000, show_default=True, type=click.IntRange(1, 10000),
               help="ACL bindings per CreateAcls/DeleteAcls request.")
+@click.option("--kubeconfig", envvar="KUBECONFIG", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Also apply the Strimzi objects (clusters with a strimzi section) to this Kubernetes cluster.")
 @secrets_dir_option
 @secrets_path_option
 @format_option
 @opa_url_option
-def apply(repo: Path, dry_run: bool, batch_size: int, secrets_dir: Path, secrets_path: str, output_format: str,
-          opa_url: str | None) -> None:
+def apply(repo: Path, dry_run: bool, batch_size: int, kubeconfig: Path | None, secrets_dir: Path,
+          secrets_path: str, output_format: str, opa_url: str | None) -> None:
     """Bring the live clusters to REPO's desired state: ACLs and SCRAM users of the principals
-    mm2gov owns (recorded in each cluster's mm2gov.ownership topic). Neighbours' ACLs are left
-    alone. Idempotent; removals run before additions."""
+    mm2gov owns (recorded in each cluster's mm2gov.ownership topic), and with --kubeconfig the
+    Strimzi objects mm2gov owns (label app.kubernetes.io/managed-by=mm2gov). Neighbours' ACLs
+    and objects are left alone. Idempotent; removals run before additions."""
     from governance.kafka.apply import apply_state
     from governance.secrets.store import DirSecretStore
 
     inventory, state = _desired_state(repo, opa_url, secrets_path)
     results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=dry_run,
                           batch_size=batch_size)
-    _render_changes(results, output_format, "planned (dry run)" if dry_run else "applied")
+    kube = None
+    if state.strimzi and kubeconfig is not None:
+        from governance.k8s.strimzi_apply import api_client, apply_objects
+
+        kube = apply_objects(api_client(kubeconfig), state.strimzi, dry_run=dry_run)
+    elif state.strimzi:
+        log.warning("%d Strimzi objects not applied: no --kubeconfig (write them with `mm2gov generate`)",
+                    len(state.strimzi))
+    _render_changes(results, output_format, "planned (dry run)" if dry_run else "applied", kube)
 
 
 @cli.command()

@@ -126,15 +126,17 @@ def _replicate(stack: Stack, secrets: Path, out: Path) -> None:
         remote = topic if tenant == "logistics" else f"onprem.{topic}"  # logistics uses the identity policy
         own = read(config, remote, 1, timeout=120, group=f"{tenant}-demo")
         headers = own.records[0].headers if own.records else []
-        click.echo(f"  {user:<15} reads {target}:{remote:<27} -> {len(own.records)} record(s) {headers}")
+        where = f"{target}:{remote}"
+        click.echo(f"  {user:<15} reads {where:<36} -> {len(own.records)} record(s) {headers}")
     config = stack.kafka["cloud"].client_config("marketing-app", store.get("scram-cloud-marketing-app", "password"))
     other = read(config, "onprem.payments.orders", 1, timeout=30, group="marketing-demo")
-    click.echo(f"  marketing-app   reads cloud:onprem.payments.orders    -> refused by the broker: "
+    click.echo(f"  marketing-app   reads {'cloud:onprem.payments.orders':<36} -> refused by the broker: "
                f"{other.error.name() if other.error else 'NOT REFUSED'}")
     topics = sorted(admin_client(stack.kafka["cloud"].admin_config()).list_topics(timeout=10).topics)
     click.echo(f"  topics on cloud: {', '.join(t for t in topics if not t.startswith('__'))}")
     click.echo("  no shared heartbeats, checkpoints or offset-syncs topic; restricted risk data stayed on premises")
     step("Per-tenant monitoring: each flow's replication latency from its MM2's /metrics (JMX exporter)")
+    click.echo("  (the records were written before the flows started, so the latency includes the start-up)")
     for flow_id, mm2 in sorted(stack.mirrormakers.items()):
         latency = [line for line in mm2.metrics().splitlines()
                    if line.startswith("kafka_connect_mirror_source_connector_replication_latency_ms_max{")]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from cryptography.hazmat.primitives import serialization
 
 from governance.devstack.files import write_private, write_public
@@ -174,7 +175,20 @@ class Stack:
             store.put(f"{alias}-admin", "username", SecretValue("admin"))
             store.put(f"{alias}-admin", "password", self.secrets[f"kafka.{alias}.admin.password"])
 
-    def governance_clusters(self) -> str:
+    def write_kubeconfig(self, path: Path) -> Path:
+        """A kubeconfig (0600) for the stack's kube-apiserver as its admin user."""
+        assert self.kube is not None, "the stack runs without kube"
+        config = {
+            "apiVersion": "v1", "kind": "Config", "current-context": "mm2gov-devstack",
+            "clusters": [{"name": "devstack", "cluster": {"server": self.kube.url,
+                                                          "certificate-authority": str(self.ca_pem_path)}}],
+            "users": [{"name": "mm2gov-admin", "user": {"token": self.kube.admin_token.reveal()}}],
+            "contexts": [{"name": "mm2gov-devstack", "context": {"cluster": "devstack", "user": "mm2gov-admin"}}],
+        }
+        write_private(path, yaml.safe_dump(config).encode())
+        return path
+
+    def governance_clusters(self, strimzi_namespaces: dict[str, str] | None = None) -> str:
         """A clusters.yaml for a governance repo that points at this stack's Kafka clusters."""
         lines = ["# The local stack's clusters (mm2gov devstack); secrets come from export_secret_store().",
                  "clusters:"]
@@ -183,6 +197,8 @@ class Stack:
             lines += [f"  {alias}:", f'    bootstrap_servers: "{cluster.bootstrap_servers}"', f"    zone: {zone}",
                       "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512, "
                       f"ca_secret: {CA_SECRET}, admin_credentials_secret: {alias}-admin}}"]
+            if strimzi_namespaces and alias in strimzi_namespaces:
+                lines.append(f"    strimzi: {{namespace: {strimzi_namespaces[alias]}, cluster: {alias}}}")
         return "\n".join(lines) + "\n"
 
     def stop_mirrormaker(self, flow_id: str) -> None:

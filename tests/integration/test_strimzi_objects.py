@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import uuid
 
 import pytest
@@ -55,3 +56,46 @@ def test_a_broken_object_is_rejected(stack, generated):
     with pytest.raises(ApiException) as refused:
         _create(api, user, namespace)
     assert refused.value.status == 422 and "Fly" in refused.value.body
+
+
+def test_apply_with_kubeconfig_reconciles_owned_strimzi_objects(stack, tmp_path):
+    """apply creates, leaves unchanged, and deletes (when a tenant goes) only mm2gov's objects.
+
+    Its Kafka part takes over the session stack's ownership records, after test_generate_apply
+    (modules run in file order) is done with them.
+    """
+    suffix = uuid.uuid4().hex[:5]
+    namespaces = {"source": f"kafka-src-{suffix}", "target": f"kafka-tgt-{suffix}"}
+    core, api = client.CoreV1Api(stack.kube.client()), client.CustomObjectsApi(stack.kube.client())
+    for namespace in namespaces.values():
+        core.create_namespace({"metadata": {"name": namespace}})
+    neighbour = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaUser",
+                 "metadata": {"name": "neighbour", "namespace": namespaces["target"]},
+                 "spec": {"authentication": {"type": "scram-sha-512"}}}
+    _create(api, neighbour, namespaces["target"])
+    repo, secrets = tmp_path / "repo", tmp_path / "secrets"
+    (repo / "tenants").mkdir(parents=True)
+    (repo / "clusters.yaml").write_text(stack.governance_clusters(strimzi_namespaces=namespaces))
+    tenant = (REPO_ROOT / "tests" / "integration" / "k8s_tenant.yaml.tmpl").read_text()
+    for name in ("kpay", "kmkt"):
+        (repo / "tenants" / f"{name}.yaml").write_text(tenant.format(name=name))
+    stack.export_secret_store(secrets)
+    kubeconfig = stack.write_kubeconfig(tmp_path / "kubeconfig")
+    args = ["apply", str(repo), "--secrets-dir", str(secrets), "--kubeconfig", str(kubeconfig), "--format", "json"]
+
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    created = json.loads(first.stdout)["kubernetes"]["created"]
+    assert f"KafkaMirrorMaker2 {namespaces['target']}/kpay-source-to-target" in created
+    assert f"KafkaUser {namespaces['source']}/mm2-kpay-source-to-target" in created
+
+    second = json.loads(run_cli(*args).stdout)["kubernetes"]
+    assert second == {"created": [], "updated": [], "deleted": []}
+
+    (repo / "tenants" / "kmkt.yaml").unlink()
+    third = json.loads(run_cli(*args).stdout)["kubernetes"]
+    assert f"KafkaMirrorMaker2 {namespaces['target']}/kmkt-source-to-target" in third["deleted"]
+    assert not third["created"]
+    users = api.list_namespaced_custom_object("kafka.strimzi.io", "v1", namespaces["target"], "kafkausers")
+    names = {u["metadata"]["name"] for u in users["items"]}
+    assert "neighbour" in names and "kmkt-app" not in names and "kpay-app" in names

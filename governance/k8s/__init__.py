@@ -1,0 +1,1 @@
+"""The thin edge to Kubernetes: the `kubernetes` client, nothing else."""
