@@ -352,6 +352,39 @@ def drift(repo: Path, secrets_dir: Path, output_format: str, opa_url: str | None
         sys.exit(EXIT_VIOLATIONS)
 
 
+@cli.group()
+def secrets() -> None:
+    """Secret material for a repo: CAs and SCRAM credentials, kept in a secret store."""
+
+
+@secrets.command("issue")
+@repo_argument
+@click.option("--to", "target", required=True, metavar="dir:PATH",
+              help="The secret store: dir:PATH (files <PATH>/<secret>/<key>, mode 0600, as mounted Secrets).")
+@click.option("--key-algorithm", type=click.Choice(["ec", "rsa2048", "rsa3072", "rsa4096"]), default="ec",
+              show_default=True)
+@format_option
+@opa_url_option
+def secrets_issue(repo: Path, target: str, key_algorithm: str, output_format: str, opa_url: str | None) -> None:
+    """Create every missing CA and SCRAM credential REPO's desired state needs. Existing secrets are
+    kept; the output names secrets and fingerprints, never values."""
+    from governance.secrets.issue import issue_missing
+    from governance.secrets.store import DirSecretStore
+
+    kind, _, path = target.partition(":")
+    if kind != "dir" or not path:
+        raise click.BadParameter(f"expected dir:PATH, got {target!r} (a Kubernetes sink comes later)",
+                                 param_hint="--to")
+    inventory, state = _desired_state(repo, opa_url, "/etc/mm2gov/secrets")
+    issued = issue_missing(state, inventory.clusters, DirSecretStore(Path(path)), key_algorithm)
+    if output_format == "json":
+        click.echo(json.dumps({"issued": [i.to_record() for i in issued]}, indent=2))
+        return
+    for item in issued:
+        click.echo(f"+ {item.kind:<5} {item.secret}  sha256:{item.fingerprint}")
+    click.echo(f"{len(issued)} secret(s) issued into {path}")
+
+
 @cli.command("import")
 @click.argument("legacy", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--tenant", default="imported", show_default=True, help="Name of the tenant the flows belong to.")

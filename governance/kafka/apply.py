@@ -96,23 +96,31 @@ def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principa
 
 def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: DirSecretStore,
                 dry_run: bool = False, batch_size: int = 1000) -> list[ClusterChanges]:
-    """Reconcile every cluster, the clusters in parallel (each its own AdminClient and order)."""
-    with ThreadPoolExecutor(max_workers=max(len(clusters), 1), thread_name_prefix="mm2gov-apply") as pool:
-        futures = [pool.submit(_apply_cluster, alias, cluster, state, store, dry_run, batch_size)
-                   for alias, cluster in sorted(clusters.items())]
-        return [future.result() for future in futures]
+    """Reconcile every cluster, clusters in parallel (each its own AdminClient and order).
+
+    Every cluster is reached and planned before any is changed: an unreachable cluster or a
+    missing admin secret stops the run with nothing applied anywhere.
+    """
+    aliases = sorted(clusters)
+    with ThreadPoolExecutor(max_workers=max(len(aliases), 1), thread_name_prefix="mm2gov-apply") as pool:
+        configs = {alias: client_config(alias, clusters[alias], store) for alias in aliases}
+        planned = list(pool.map(lambda alias: plan_cluster(alias, state, configs[alias]), aliases))
+        for changes, _ in planned:
+            log.info("%s: %d to delete, %d to create, %d users to delete, %d to create, %d foreign bindings",
+                     changes.cluster, len(changes.delete_acls), len(changes.create_acls), len(changes.delete_users),
+                     len(changes.create_users), len(changes.foreign))
+        if not dry_run:
+            futures = [pool.submit(_execute_cluster, alias, clusters[alias], changes, live, state, configs[alias],
+                                   store, batch_size)
+                       for alias, (changes, live) in zip(aliases, planned, strict=True) if changes.count]
+            for future in futures:
+                future.result()
+    return [changes for changes, _ in planned]
 
 
-def _apply_cluster(alias: str, cluster: Cluster, state: DesiredState, store: DirSecretStore, dry_run: bool,
-                   batch_size: int) -> ClusterChanges:
-    config = client_config(alias, cluster, store)
-    changes, live = plan_cluster(alias, state, config)
-    log.info("%s: %d to delete, %d to create, %d users to delete, %d to create, %d foreign bindings",
-             alias, len(changes.delete_acls), len(changes.create_acls), len(changes.delete_users),
-             len(changes.create_users), len(changes.foreign))
-    if not dry_run and changes.count:
-        mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
-        if mechanism == "PLAIN":
-            mechanism = "SCRAM-SHA-512"
-        execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size)
-    return changes
+def _execute_cluster(alias: str, cluster: Cluster, changes: ClusterChanges, live: ClusterSnapshot,
+                     state: DesiredState, config: dict[str, Any], store: DirSecretStore, batch_size: int) -> None:
+    mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
+    if mechanism == "PLAIN":  # SCRAM credentials are what mm2gov registers
+        mechanism = "SCRAM-SHA-512"
+    execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size)

@@ -41,7 +41,11 @@ class DirSecretStore:
             return None
 
     def put(self, name: str, key: str, value: SecretValue) -> None:
+        self.put_bytes(name, key, value.reveal().encode())
+
+    def put_bytes(self, name: str, key: str, data: bytes) -> None:
+        """Binary material (PKCS12 stores): same 0600 file, no text decoding."""
         path = self.path(name, key)
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)
-        write_private(path, value.reveal().encode())
+        write_private(path, data)

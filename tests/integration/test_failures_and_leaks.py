@@ -1,0 +1,94 @@
+"""Runtime failures end in one clear line (exit 3), and no secret value ever reaches output or files.
+
+Uses the session stack; the repo's tenants (leak-*) are this module's own.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+from governance.kafka.admin import admin_client, describe_acls
+from tests.conftest import run_cli
+
+TENANT = """\
+name: {name}
+owners: ["{name}@example.com"]
+classification: internal
+topic_prefixes: ["{name}."]
+group_prefixes: ["{name}-"]
+principals:
+  - {{name: "User:{name}-app", access: [read, write]}}
+flows:
+  - {{source: source, target: target, topics: ["{name}\\\\..*"]}}
+"""
+
+
+@pytest.fixture
+def repo(stack, tmp_path: Path) -> tuple[Path, Path]:
+    repo, secrets = tmp_path / "repo", tmp_path / "secrets"
+    (repo / "tenants").mkdir(parents=True)
+    (repo / "clusters.yaml").write_text(stack.governance_clusters())
+    name = f"leak-{uuid.uuid4().hex[:6]}"  # the brokers are shared: a fresh tenant per test
+    (repo / "tenants" / f"{name}.yaml").write_text(TENANT.format(name=name))
+    stack.export_secret_store(secrets)
+    return repo, secrets
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_unreachable_cluster_is_exit_3_and_changes_nothing(stack, repo):
+    repo_dir, secrets = repo
+    clusters = repo_dir / "clusters.yaml"
+    source_line = next(line for line in clusters.read_text().splitlines() if "bootstrap_servers" in line)
+    port = closed_port()
+    clusters.write_text(clusters.read_text().replace(source_line, f'    bootstrap_servers: "127.0.0.1:{port}"', 1))
+    done = run_cli("apply", str(repo_dir), "--secrets-dir", str(secrets))
+    assert done.returncode == 3
+    assert "Traceback" not in done.stderr
+    assert f"error: cluster source (127.0.0.1:{port}) unreachable" in done.stderr
+    # nothing half-applied: the reachable target was planned but not changed
+    assert not [p for p in secrets.rglob("password") if p.parent.name.startswith("scram-")]
+    target_acls = describe_acls(admin_client(stack.kafka["target"].admin_config()))
+    assert not any(b.principal.startswith("User:leak-") for b in target_acls)
+
+
+def test_missing_admin_secret_is_exit_3_naming_the_secret(repo):
+    repo_dir, secrets = repo
+    shutil.rmtree(secrets / "target-admin")
+    done = run_cli("apply", str(repo_dir), "--secrets-dir", str(secrets))
+    assert done.returncode == 3
+    assert "error: secret 'target-admin' has no key 'username'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_no_secret_value_in_any_output_or_generated_file(repo, tmp_path):
+    """The canary: every secret in the store, looked for in everything the commands print and write."""
+    repo_dir, secrets = repo
+    out = tmp_path / "out"
+    transcripts = []
+    for args in (["validate", str(repo_dir)],
+                 ["apply", str(repo_dir), "--secrets-dir", str(secrets)],
+                 ["apply", str(repo_dir), "--secrets-dir", str(secrets), "--format", "json"],
+                 ["drift", str(repo_dir), "--secrets-dir", str(secrets)],
+                 ["generate", str(repo_dir), "--out", str(out), "--secrets-path", str(secrets)],
+                 ["plan", str(repo_dir), "--base", str(repo_dir), "--format", "json"]):
+        done = run_cli("--log-level", "debug", *args)
+        assert done.returncode == 0, done.stderr[-2000:]
+        transcripts.append(done.stdout + done.stderr)
+    canaries = [p.read_text() for p in secrets.rglob("*") if p.is_file() and p.parent.name != "devstack-ca"]
+    assert len(canaries) >= 6, transcripts[1][-3000:]  # two admin passwords + SCRAM passwords issued by apply
+    written = [p.read_text() for p in out.rglob("*") if p.is_file()]
+    written += [p.read_text() for p in repo_dir.rglob("*") if p.is_file()]
+    for canary in canaries:
+        if len(canary) < 8:  # user names such as "admin" are not secret
+            continue
+        assert not any(canary in text for text in transcripts), "a secret value reached the output"
+        assert not any(canary in text for text in written), "a secret value reached a generated file"
