@@ -293,6 +293,8 @@ def _render_changes(results, output_format: str, verb: str, kube=None) -> None:
             click.echo(f"  - SCRAM user {principal}")
         for principal in changes.create_users:
             click.echo(f"  + SCRAM user {principal}")
+        for topic, partitions in changes.create_topics:
+            click.echo(f"  + topic {topic} ({partitions} partitions, as its source topic)")
         for b in changes.create_acls:
             click.echo(f"  + ACL {b.principal} {b.operation} {b.resource_type} {b.pattern_type} {b.resource_name}")
         for b in changes.foreign:

@@ -181,7 +181,7 @@ def _kubernetes(stack: Stack) -> None:
     core, api = k8s.CoreV1Api(stack.kube.client()), k8s.CustomObjectsApi(stack.kube.client())
     for namespace in sorted({o["metadata"]["namespace"] for o in objects}):
         core.create_namespace({"metadata": {"name": namespace}})
-    plural = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers"}
+    plural = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers", "KafkaTopic": "kafkatopics"}
     for obj in objects:
         api.create_namespaced_custom_object("kafka.strimzi.io", "v1", obj["metadata"]["namespace"],
                                             plural[obj["kind"]], obj)

@@ -7,11 +7,14 @@ as OUT/acls). Passwords come from mm2gov's secrets by reference.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from governance.compile.acls import ClusterBindings, mm2_internal_prefix, mm2_principal
 from governance.compile.mm2 import REPLICATION_POLICIES, TOPICS_EXCLUDE
+from governance.compile.topics import RemoteTopic
 from governance.config.schema import Cluster
 from governance.errors import ConfigError
 from governance.model.acl import AclBinding
@@ -113,12 +116,28 @@ def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[
     }
 
 
+def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> dict[str, Any]:
+    """A KafkaTopic for a remote topic; the object name is DNS-safe, spec.topicName the real name."""
+    strimzi = cluster.strimzi
+    assert strimzi is not None
+    name = re.sub(r"[^a-z0-9.-]+", "-", topic.name.lower()).strip("-.")
+    if name != topic.name:
+        name = f"{name[:230]}-{hashlib.sha256(topic.name.encode()).hexdigest()[:8]}"
+    return {
+        "apiVersion": API_VERSION, "kind": "KafkaTopic",
+        "metadata": {"name": name, "namespace": strimzi.namespace,
+                     "labels": {**MANAGED_BY, "strimzi.io/cluster": strimzi.cluster, "mm2gov.io/tenant": topic.tenant}},
+        "spec": {"topicName": topic.name, "config": {}},
+    }
+
+
 def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindings: ClusterBindings,
-                    kafka_version: str) -> list[dict[str, Any]]:
+                    kafka_version: str, topics: Sequence[RemoteTopic] = ()) -> list[dict[str, Any]]:
     """All Strimzi objects, sorted by kind, namespace and name."""
     objects = [mirror_maker(tenant, flow, clusters, kafka_version)
                for tenant, scope in scopes.items() for flow in scope["flows"]
                if clusters[flow["target"]].strimzi is not None]
+    objects += [kafka_topic(t, clusters[t.target]) for t in topics if clusters[t.target].strimzi is not None]
     owners: dict[tuple[str, str], str] = {}
     for alias, cluster in sorted(clusters.items()):
         if cluster.strimzi is None:

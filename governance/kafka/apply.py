@@ -39,15 +39,21 @@ def client_config(alias: str, cluster: Cluster, store: DirSecretStore) -> dict[s
     return config
 
 
-def snapshot(alias: str, config: dict[str, Any]) -> ClusterSnapshot:
-    admin = kafka_admin.admin_client(config)
+def cluster_metadata(alias: str, config: dict[str, Any], admin=None):
+    """The cluster's metadata; an unreachable cluster is one clear RuntimeFailure."""
     try:
-        admin.list_topics(timeout=15)
+        return (admin or kafka_admin.admin_client(config)).list_topics(timeout=15)
     except Exception as exc:  # noqa: BLE001 - unreachable, refused or timed out: one message
         raise RuntimeFailure(f"cluster {alias} ({config['bootstrap.servers']}) unreachable: "
                              f"{_reason(exc)}") from None
+
+
+def snapshot(alias: str, config: dict[str, Any]) -> ClusterSnapshot:
+    admin = kafka_admin.admin_client(config)
+    metadata = cluster_metadata(alias, config, admin)
     return ClusterSnapshot(alias, frozenset(kafka_admin.describe_acls(admin)),
-                           frozenset(kafka_admin.scram_users(admin)), frozenset(ownership.read_owned(config)))
+                           frozenset(kafka_admin.scram_users(admin)), frozenset(ownership.read_owned(config)),
+                           frozenset(metadata.topics))
 
 
 def _reason(exc: Exception) -> str:
@@ -55,11 +61,27 @@ def _reason(exc: Exception) -> str:
     return f"{error.name()}: {error.str()}" if hasattr(error, "name") else type(exc).__name__
 
 
-def plan_cluster(alias: str, state: DesiredState, config: dict[str, Any]) -> tuple[ClusterChanges, ClusterSnapshot]:
+def plan_cluster(alias: str, state: DesiredState, config: dict[str, Any],
+                 topics: dict[str, int] | None = None) -> tuple[ClusterChanges, ClusterSnapshot]:
     desired = set(state.bindings.get(alias, set()))
     principals = state.scram_users().get(alias, set())
     live = snapshot(alias, config)
-    return reconcile(alias, desired, principals, live), live
+    return reconcile(alias, desired, principals, live, topics), live
+
+
+def source_partitions(state: DesiredState, configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """target -> {remote topic: partitions of its source topic}, for source topics that exist."""
+    wanted: dict[str, dict[str, int]] = {}
+    by_source: dict[str, list] = {}
+    for topic in state.topics:
+        by_source.setdefault(topic.source, []).append(topic)
+    for source, topics in by_source.items():
+        metadata = cluster_metadata(source, configs[source])
+        for topic in topics:
+            found = metadata.topics.get(topic.source_topic)
+            if found is not None and found.error is None:
+                wanted.setdefault(topic.target, {})[topic.name] = len(found.partitions)
+    return wanted
 
 
 def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principals: set[str],
@@ -85,6 +107,8 @@ def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principa
             log.debug("issued a SCRAM password for %s on %s into secret %s", principal, alias, secret)
         passwords[user_name(principal)] = password
     kafka_admin.upsert_scram_users(admin, passwords, mechanism)
+    for name, partitions in changes.create_topics:
+        kafka_admin.create_topics(admin, [name], partitions=partitions, replication_factor=-1)
     changes.seconds["users"] = time.perf_counter() - began
     log.info("%s: registered %d SCRAM users in %.1fs", alias, len(passwords), changes.seconds["users"])
     began = time.perf_counter()
@@ -104,7 +128,10 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: DirSec
     aliases = sorted(clusters)
     with ThreadPoolExecutor(max_workers=max(len(aliases), 1), thread_name_prefix="mm2gov-apply") as pool:
         configs = {alias: client_config(alias, clusters[alias], store) for alias in aliases}
-        planned = list(pool.map(lambda alias: plan_cluster(alias, state, configs[alias]), aliases))
+        for alias in aliases:  # reachable? (one clear error before anything else happens)
+            cluster_metadata(alias, configs[alias])
+        topics = source_partitions(state, configs)
+        planned = list(pool.map(lambda alias: plan_cluster(alias, state, configs[alias], topics.get(alias)), aliases))
         for changes, _ in planned:
             log.info("%s: %d to delete, %d to create, %d users to delete, %d to create, %d foreign bindings",
                      changes.cluster, len(changes.delete_acls), len(changes.create_acls), len(changes.delete_users),

@@ -14,6 +14,7 @@ class ClusterSnapshot:
     bindings: frozenset[AclBinding]
     scram_users: frozenset[str]
     owned_principals: frozenset[str]
+    topics: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -23,22 +24,26 @@ class ClusterChanges:
     create_acls: list[AclBinding] = field(default_factory=list)
     delete_users: list[str] = field(default_factory=list)  # principals
     create_users: list[str] = field(default_factory=list)  # principals
+    create_topics: list[tuple[str, int]] = field(default_factory=list)  # (remote topic, partitions); never deleted
     foreign: list[AclBinding] = field(default_factory=list)  # neighbours' bindings: reported, never touched
     seconds: dict[str, float] = field(default_factory=dict)  # phase -> wall time, filled in by apply
 
     @property
     def count(self) -> int:
-        return len(self.delete_acls) + len(self.create_acls) + len(self.delete_users) + len(self.create_users)
+        return (len(self.delete_acls) + len(self.create_acls) + len(self.delete_users) + len(self.create_users)
+                + len(self.create_topics))
 
     def to_record(self) -> dict[str, object]:
         return {"cluster": self.cluster,
                 "delete_acls": [b.to_record() for b in self.delete_acls],
                 "create_acls": [b.to_record() for b in self.create_acls],
                 "delete_users": self.delete_users, "create_users": self.create_users,
+                "create_topics": [{"topic": t, "partitions": n} for t, n in self.create_topics],
                 "foreign_acls": [b.to_record() for b in self.foreign]}
 
 
-def reconcile(cluster: str, desired: set[AclBinding], principals: set[str], live: ClusterSnapshot) -> ClusterChanges:
+def reconcile(cluster: str, desired: set[AclBinding], principals: set[str], live: ClusterSnapshot,
+              topics: dict[str, int] | None = None) -> ClusterChanges:
     """What to delete and create so the owned part of `live` equals `desired`.
 
     Removals come first in the plan (apply runs them first), so access is never
@@ -54,4 +59,5 @@ def reconcile(cluster: str, desired: set[AclBinding], principals: set[str], live
         delete_users=sorted(p for p in stale_principals if user_name(p) in live.scram_users),
         create_users=sorted(p for p in principals if user_name(p) not in live.scram_users),
         foreign=sorted(b for b in live.bindings if b.principal not in owned),
+        create_topics=sorted((name, n) for name, n in (topics or {}).items() if name not in live.topics),
     )

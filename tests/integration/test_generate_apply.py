@@ -150,6 +150,24 @@ def test_consumers_read_their_remote_topic_and_are_refused_the_others(stack, ten
     assert theirs.error is not None and theirs.error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
 
 
+def test_exact_flow_topics_are_created_on_the_target_like_their_source(stack, tenancy, tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(tenancy["repo"], repo)
+    payments = repo / "tenants" / "payments.yaml"
+    payments.write_text(payments.read_text().replace('topics: ["payments\\\\..*"]',
+                                                     'topics: ["payments\\\\..*", "payments\\\\.refunds"]'))
+    create_topics(admin_client(stack.kafka["source"].admin_config()), ["payments.refunds"], partitions=3)
+    secrets = str(tenancy["secrets"])
+    done = run_cli("apply", str(repo), "--secrets-dir", secrets, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    target = next(c for c in json.loads(done.stdout)["clusters"] if c["cluster"] == "target")
+    assert target["create_topics"] == [{"topic": "source.payments.refunds", "partitions": 3}]
+    metadata = admin_client(stack.kafka["target"].admin_config()).list_topics(timeout=10)
+    assert len(metadata.topics["source.payments.refunds"].partitions) == 3
+    again = run_cli("apply", str(repo), "--secrets-dir", secrets, "--format", "json")
+    assert json.loads(again.stdout)["changes"] == 0
+
+
 def test_apply_killed_halfway_converges_and_removes_what_left(stack, tenancy, tmp_path):
     big = tmp_path / "big"
     shutil.copytree(tenancy["repo"], big)

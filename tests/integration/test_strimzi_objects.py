@@ -40,7 +40,9 @@ def test_generated_objects_are_accepted(stack, generated):
         created = _create(api, body, namespace)
         assert created["metadata"]["uid"]
         kinds.add(obj["kind"])
-    assert kinds == {"KafkaMirrorMaker2", "KafkaUser"}
+    assert kinds == {"KafkaMirrorMaker2", "KafkaUser", "KafkaTopic"}
+    topics = {o["spec"]["topicName"] for o in generated if o["kind"] == "KafkaTopic"}
+    assert topics == {"onprem.payments.refunds", "onprem.marketing.campaigns", "logistics.shipments"}
     mirror = next(o for o in generated if o["metadata"]["name"] == "payments-onprem-to-cloud")
     assert mirror["spec"]["mirrors"][0]["topicsPattern"] == r"payments\.orders.*,payments\.refunds,payments\.public\..*"
     assert mirror["spec"]["mirrors"][0]["sourceConnector"]["config"]["sync.topic.acls.enabled"] == "false"

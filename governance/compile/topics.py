@@ -1,0 +1,38 @@
+"""Remote topics mm2gov creates on targets: the exact topics a flow names.
+
+A flow regex alternative that matches a single name (e.g. `payments\\.refunds`) gives a
+remote topic mm2gov can create ahead of MM2 (as many partitions as the source topic) and
+declare as a Strimzi KafkaTopic. Pattern alternatives are left to MM2, within its ACLs.
+Topics are only ever created, never deleted: they hold tenants' data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from governance.compile.naming import remote_name
+from governance.config.regex import PatternFacts
+
+
+@dataclass(frozen=True, order=True)
+class RemoteTopic:
+    target: str
+    name: str
+    source: str
+    source_topic: str
+    tenant: str
+
+
+def remote_topics(scopes: dict[str, Any], patterns: dict[str, PatternFacts]) -> list[RemoteTopic]:
+    found = set()
+    for tenant, scope in scopes.items():
+        for flow in scope["flows"]:
+            for regex in flow["topics"]:
+                facts = patterns.get(regex)
+                for alternative in facts.alternatives if facts and not facts.case_insensitive else ():
+                    if alternative.exact:
+                        name = remote_name(flow["replication_policy"], flow["source"], alternative.literal_prefix)
+                        found.add(RemoteTopic(flow["target"], name, flow["source"], alternative.literal_prefix,
+                                              tenant))
+    return sorted(found)
