@@ -28,22 +28,11 @@ from policy import write_repo  # noqa: E402
 from governance.compile.desired import compile_desired  # noqa: E402
 from governance.compile.write import write_outputs  # noqa: E402
 from governance.config import load_inventory  # noqa: E402
+from governance.devstack.repo import write_stack_repo  # noqa: E402
 from governance.devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.apply import apply_state  # noqa: E402
 from governance.policy.decide import decide  # noqa: E402
 from governance.secrets.store import DirSecretStore  # noqa: E402
-
-TENANT = """\
-name: {name}
-owners: ["{name}@example.com"]
-classification: internal
-topic_prefixes: ["{name}."]
-group_prefixes: ["{name}-"]
-principals:
-  - {{name: "User:{name}-app", access: [read, write]}}
-flows:
-  - {{source: source, target: target, topics: ["{name}\\\\..*"], groups: ["{name}-.*"]}}
-"""
 
 
 def bench_generate(tmp: Path, tenants: int) -> None:
@@ -72,10 +61,7 @@ def bench_apply(tmp: Path, tenants: int) -> None:
     stack = Stack(StackSpec(run_dir=tmp / "stack", components=("kafka",))).up()
     try:
         repo, secrets = tmp / "apply-repo", tmp / "secrets"
-        (repo / "tenants").mkdir(parents=True)
-        (repo / "clusters.yaml").write_text(stack.governance_clusters())
-        for i in range(tenants):
-            (repo / "tenants" / f"t{i:04d}.yaml").write_text(TENANT.format(name=f"t{i:04d}"))
+        write_stack_repo(stack, repo, [f"t{i:04d}" for i in range(tenants)])
         stack.export_secret_store(secrets)
         inventory = load_inventory(repo)
         state = compile_desired(inventory, decide(inventory), str(secrets))

@@ -22,6 +22,7 @@ import click
 import yaml
 from kubernetes import client as k8s
 
+from governance.compile.mm2 import tenant_of
 from governance.config import load_inventory
 from governance.devstack.stack import REPO_ROOT, Stack, StackSpec
 from governance.kafka.admin import admin_client, create_topics
@@ -115,8 +116,8 @@ def _replicate(stack: Stack, secrets: Path, out: Path) -> None:
     flows = sorted(out.glob("mm2/*.properties"))
     began = time.monotonic()
     with ThreadPoolExecutor(max_workers=len(flows)) as pool:
-        list(pool.map(lambda p: stack.start_mirrormaker(p.stem, p, metrics_config=out / "monitoring" / "jmx"
-                                                        / f"{p.stem}.yaml"), flows))
+        list(pool.map(lambda p: stack.start_mirrormaker(
+            p.stem, p, metrics_config=out / "monitoring" / "jmx" / f"{tenant_of(p.read_text())}.yaml"), flows))
     click.echo(f"  {len(flows)} MirrorMaker 2 processes started in {time.monotonic() - began:.1f}s: "
                + ", ".join(p.stem for p in flows))
     store = DirSecretStore(secrets)

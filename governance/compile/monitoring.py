@@ -1,9 +1,10 @@
 """Per-tenant monitoring of MM2's own metrics (kafka.connect.mirror): each line of business sees,
 and is alerted on, its own replication lag and nobody else's.
 
-- `jmx/<flow>.yaml`: Prometheus JMX exporter config for the flow's MM2, every series labelled
-  with its tenant and flow (one MM2 per flow, so the labels are static);
-- `prometheus/<tenant>.rules.yaml`: alert rules filtered on the tenant;
+- `jmx/<tenant>.yaml`: Prometheus JMX exporter config for the tenant's MM2s, every series labelled
+  with its tenant (static: one MM2 per tenant flow) and its flow (`<tenant>-<source>-to-<target>`,
+  built from the MBean's source and target);
+- `prometheus/rules.yaml`: alert rules, one group per tenant, each filtered on its tenant;
 - `grafana/<tenant>.json`: a dashboard per tenant;
 - `alertmanager/routes.yaml`: a route and receiver per tenant; the Slack webhook URL is read
   from a mounted Secret (`api_url_file`), never written here.
@@ -20,10 +21,11 @@ METRIC_PREFIX = "kafka_connect_mirror_source_connector_"
 JMX_PATTERN = (r"kafka.connect.mirror<type=MirrorSourceConnector, source=(.+), target=(.+), topic=(.+), "
                r"partition=([0-9]+)><>([a-z-]+)")
 LATENCY_THRESHOLD_MS = 60_000
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when present
 ALERT_SECRETS_PATH = "/etc/alertmanager/secrets"
 
 
-def jmx_exporter_config(tenant: str, flow_id: str) -> dict[str, Any]:
+def jmx_exporter_config(tenant: str) -> dict[str, Any]:
     return {
         "lowercaseOutputName": True,
         "lowercaseOutputLabelNames": True,
@@ -31,15 +33,16 @@ def jmx_exporter_config(tenant: str, flow_id: str) -> dict[str, Any]:
             "pattern": JMX_PATTERN,
             "name": METRIC_PREFIX + "$5",
             "type": "GAUGE",
-            "labels": {"tenant": tenant, "flow": flow_id, "source": "$1", "target": "$2", "topic": "$3",
-                       "partition": "$4"},
+            "labels": {"tenant": tenant, "flow": f"{tenant}-$1-to-$2", "source": "$1", "target": "$2",
+                       "topic": "$3", "partition": "$4"},
         }],
     }
 
 
 def alert_rules(tenant: str) -> dict[str, Any]:
+    """The tenant's alert group (its series only)."""
     selector = f'tenant="{tenant}"'
-    return {"groups": [{"name": f"mm2gov-{tenant}", "rules": [
+    return {"name": f"mm2gov-{tenant}", "rules": [
         {"alert": "MM2ReplicationLatencyHigh",
          "expr": f"max by (tenant, flow) ({METRIC_PREFIX}replication_latency_ms_max{{{selector}}}) "
                  f"> {LATENCY_THRESHOLD_MS}",
@@ -54,7 +57,7 @@ def alert_rules(tenant: str) -> dict[str, Any]:
          "expr": f"absent({METRIC_PREFIX}record_count{{{selector}}})",
          "for": "30m", "labels": {"severity": "critical", "tenant": tenant},
          "annotations": {"summary": f"No MirrorMaker 2 metrics for tenant {tenant}: its flows are down"}},
-    ]}]}
+    ]}
 
 
 def grafana_dashboard(tenant: str, flows: list[str]) -> dict[str, Any]:
@@ -105,15 +108,15 @@ def compile_monitoring(scopes: dict[str, Any], header: str) -> dict[str, str]:
     files: dict[str, str] = {}
 
     def as_yaml(data: dict[str, Any]) -> str:
-        return header + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        return header + "\n" + yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True)
 
     tenants = sorted(scopes)
     for tenant in tenants:
         flows = [f["id"] for f in scopes[tenant]["flows"]]
-        for flow_id in flows:
-            files[f"jmx/{flow_id}.yaml"] = as_yaml(jmx_exporter_config(tenant, flow_id))
-        files[f"prometheus/{tenant}.rules.yaml"] = as_yaml(alert_rules(tenant))
+        if flows:
+            files[f"jmx/{tenant}.yaml"] = as_yaml(jmx_exporter_config(tenant))
         dashboard = {"__generated": header.lstrip("# "), **grafana_dashboard(tenant, flows)}
-        files[f"grafana/{tenant}.json"] = json.dumps(dashboard, indent=2, ensure_ascii=False) + "\n"
+        files[f"grafana/{tenant}.json"] = json.dumps(dashboard, indent=1, ensure_ascii=False) + "\n"
+    files["prometheus/rules.yaml"] = as_yaml({"groups": [alert_rules(t) for t in tenants]})
     files["alertmanager/routes.yaml"] = as_yaml(alertmanager_routes(tenants))
     return files

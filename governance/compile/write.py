@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from governance.compile.desired import DesiredState
+from governance.compile.monitoring import DUMPER
 from governance.model.acl import AclBinding
 
 OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring")
@@ -42,7 +43,7 @@ def write_outputs(state: DesiredState, out: Path) -> list[Path]:
     for obj in state.strimzi:
         meta = obj["metadata"]
         name = f"{obj['kind'].lower()}-{meta['namespace']}-{meta['name']}.yaml"
-        write(out / "strimzi" / name, state.header + "\n" + yaml.safe_dump(obj, sort_keys=False))
+        write(out / "strimzi" / name, state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
     for relative, text in sorted(state.monitoring.items()):
         write(out / "monitoring" / relative, text)
     keep = set(written)

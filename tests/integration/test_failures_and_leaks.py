@@ -12,29 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, describe_acls
 from tests.conftest import run_cli
-
-TENANT = """\
-name: {name}
-owners: ["{name}@example.com"]
-classification: internal
-topic_prefixes: ["{name}."]
-group_prefixes: ["{name}-"]
-principals:
-  - {{name: "User:{name}-app", access: [read, write]}}
-flows:
-  - {{source: source, target: target, topics: ["{name}\\\\..*"]}}
-"""
 
 
 @pytest.fixture
 def repo(stack, tmp_path: Path) -> tuple[Path, Path]:
     repo, secrets = tmp_path / "repo", tmp_path / "secrets"
-    (repo / "tenants").mkdir(parents=True)
-    (repo / "clusters.yaml").write_text(stack.governance_clusters())
-    name = f"leak-{uuid.uuid4().hex[:6]}"  # the brokers are shared: a fresh tenant per test
-    (repo / "tenants" / f"{name}.yaml").write_text(TENANT.format(name=name))
+    write_stack_repo(stack, repo, [f"leak-{uuid.uuid4().hex[:6]}"])  # shared brokers: a fresh tenant per test
     stack.export_secret_store(secrets)
     return repo, secrets
 

@@ -16,23 +16,13 @@ import time
 import pytest
 from confluent_kafka import KafkaError
 
+from governance.devstack.repo import tenant_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, describe_acls
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
 from governance.secrets.store import DirSecretStore
 from tests.conftest import REPO_ROOT, run_cli
 
-TENANT = """\
-name: {name}
-owners: ["{name}@example.com"]
-classification: internal
-topic_prefixes: ["{name}."]
-group_prefixes: ["{name}-"]
-principals:
-  - {{name: "User:{name}-app", access: [read, write]}}
-flows:
-  - {{source: source, target: target, topics: ["{name}\\\\..*"], groups: ["{name}-.*"]}}
-"""
 NEIGHBOUR = AclBinding("User:neighbour", "TOPIC", "neighbour.", "PREFIXED", "READ")
 
 
@@ -40,10 +30,7 @@ NEIGHBOUR = AclBinding("User:neighbour", "TOPIC", "neighbour.", "PREFIXED", "REA
 def tenancy(stack, tmp_path_factory):
     root = tmp_path_factory.mktemp("tenancy")
     repo, secrets, out = root / "repo", root / "secrets", root / "out"
-    (repo / "tenants").mkdir(parents=True)
-    (repo / "clusters.yaml").write_text(stack.governance_clusters())
-    for name in ("payments", "marketing"):
-        (repo / "tenants" / f"{name}.yaml").write_text(TENANT.format(name=name))
+    write_stack_repo(stack, repo, ["payments", "marketing"])
     stack.export_secret_store(secrets)
     source = stack.kafka["source"]
     create_topics(admin_client(source.admin_config()), ["payments.orders", "marketing.leads"])
@@ -97,7 +84,7 @@ def test_generated_files_are_deterministic_and_hold_no_secret(tenancy, tmp_path)
 
 
 def test_tenant_flow_replicates_only_its_own_topics(stack, tenancy):
-    jmx = tenancy["out"] / "monitoring" / "jmx" / "payments-source-to-target.yaml"
+    jmx = tenancy["out"] / "monitoring" / "jmx" / "payments.yaml"
     mm2 = stack.start_mirrormaker("payments", tenancy["out"] / "mm2" / "payments-source-to-target.properties",
                                   metrics_config=jmx)
     try:
@@ -172,7 +159,7 @@ def test_apply_killed_halfway_converges_and_removes_what_left(stack, tenancy, tm
     big = tmp_path / "big"
     shutil.copytree(tenancy["repo"], big)
     for i in range(120):
-        (big / "tenants" / f"t{i:03d}.yaml").write_text(TENANT.format(name=f"t{i:03d}"))
+        (big / "tenants" / f"t{i:03d}.yaml").write_text(tenant_yaml(f"t{i:03d}"))
     secrets = str(tenancy["secrets"])
     argv = [sys.executable, "-m", "governance", "apply", str(big), "--secrets-dir", secrets, "--batch-size", "10"]
     process = subprocess.Popen(argv, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -11,6 +11,7 @@ import yaml
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
+from governance.devstack.repo import write_stack_repo
 from tests.conftest import REPO_ROOT, run_cli
 
 PLURALS = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers", "KafkaTopic": "kafkatopics"}
@@ -76,11 +77,7 @@ def test_apply_with_kubeconfig_reconciles_owned_strimzi_objects(stack, tmp_path)
                  "spec": {"authentication": {"type": "scram-sha-512"}}}
     _create(api, neighbour, namespaces["target"])
     repo, secrets = tmp_path / "repo", tmp_path / "secrets"
-    (repo / "tenants").mkdir(parents=True)
-    (repo / "clusters.yaml").write_text(stack.governance_clusters(strimzi_namespaces=namespaces))
-    tenant = (REPO_ROOT / "tests" / "integration" / "k8s_tenant.yaml.tmpl").read_text()
-    for name in ("kpay", "kmkt"):
-        (repo / "tenants" / f"{name}.yaml").write_text(tenant.format(name=name))
+    write_stack_repo(stack, repo, ["kpay", "kmkt"], strimzi_namespaces=namespaces)
     stack.export_secret_store(secrets)
     kubeconfig = stack.write_kubeconfig(tmp_path / "kubeconfig")
     args = ["apply", str(repo), "--secrets-dir", str(secrets), "--kubeconfig", str(kubeconfig), "--format", "json"]

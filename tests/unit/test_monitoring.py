@@ -18,16 +18,15 @@ SCOPES = {
 def test_files_per_tenant_and_flow():
     files = compile_monitoring(SCOPES, "# generated")
     assert set(files) == {
-        "jmx/payments-onprem-to-cloud.yaml", "jmx/marketing-onprem-to-cloud.yaml", "jmx/marketing-onprem-to-dr.yaml",
-        "prometheus/payments.rules.yaml", "prometheus/marketing.rules.yaml",
+        "jmx/payments.yaml", "jmx/marketing.yaml", "prometheus/rules.yaml",
         "grafana/payments.json", "grafana/marketing.json", "alertmanager/routes.yaml",
     }
 
 
 def test_jmx_rule_labels_every_series_with_its_tenant_and_matches_mm2_mbeans():
-    config = yaml.safe_load(compile_monitoring(SCOPES, "# g")["jmx/payments-onprem-to-cloud.yaml"])
+    config = yaml.safe_load(compile_monitoring(SCOPES, "# g")["jmx/payments.yaml"])
     [rule] = config["rules"]
-    assert rule["labels"]["tenant"] == "payments" and rule["labels"]["flow"] == "payments-onprem-to-cloud"
+    assert rule["labels"]["tenant"] == "payments" and rule["labels"]["flow"] == "payments-$1-to-$2"
     mbean = ("kafka.connect.mirror<type=MirrorSourceConnector, source=onprem, target=cloud, "
              "topic=onprem.payments.orders, partition=0><>replication-latency-ms-max")
     match = re.fullmatch(JMX_PATTERN, mbean)
@@ -37,7 +36,9 @@ def test_jmx_rule_labels_every_series_with_its_tenant_and_matches_mm2_mbeans():
 
 def test_alerts_and_dashboards_only_see_their_tenant():
     files = compile_monitoring(SCOPES, "# g")
-    rules = yaml.safe_load(files["prometheus/payments.rules.yaml"])["groups"][0]["rules"]
+    groups = {g["name"]: g["rules"] for g in yaml.safe_load(files["prometheus/rules.yaml"])["groups"]}
+    assert set(groups) == {"mm2gov-payments", "mm2gov-marketing"}
+    rules = groups["mm2gov-payments"]
     assert {r["alert"] for r in rules} == {"MM2ReplicationLatencyHigh", "MM2RecordAgeHigh", "MM2FlowSilent"}
     assert all('tenant="payments"' in r["expr"] for r in rules)
     dashboard = json.loads(files["grafana/marketing.json"])
