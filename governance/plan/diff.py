@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from governance.compile.acls import ClusterBindings, desired_bindings
+from governance.compile.acls import desired_bindings
 from governance.model.acl import AclBinding
 from governance.policy.engine import Decision, Violation
 
@@ -56,9 +56,15 @@ class Plan:
         }
 
 
-def effective_permissions(decision: Decision) -> set[PermissionChange]:
-    bindings: ClusterBindings = desired_bindings(decision.scopes)
-    return {PermissionChange(cluster, b) for cluster, items in bindings.items() for b in items}
+def permission_diff(base: Decision, head: Decision) -> tuple[list[PermissionChange], list[PermissionChange]]:
+    """(gained, lost), diffed per cluster so only the changes are wrapped (estates hold 100k+ bindings)."""
+    before, after = desired_bindings(base.scopes), desired_bindings(head.scopes)
+    gained, lost = [], []
+    for cluster in sorted(set(before) | set(after)):
+        old, new = before.get(cluster, set()), after.get(cluster, set())
+        gained += [PermissionChange(cluster, b) for b in new - old]
+        lost += [PermissionChange(cluster, b) for b in old - new]
+    return sorted(gained), sorted(lost)
 
 
 def _flows(scopes: dict[str, Any]) -> dict[str, dict[str, str]]:
@@ -72,7 +78,7 @@ def _principals(scopes: dict[str, Any]) -> set[tuple[str, str]]:
 
 def make_plan(base: Decision, head: Decision) -> Plan:
     base_flows, head_flows = _flows(base.scopes), _flows(head.scopes)
-    base_perms, head_perms = effective_permissions(base), effective_permissions(head)
+    gained, lost = permission_diff(base, head)
     shared = set(base.scopes) & set(head.scopes)
     known_base = {(v.rule, v.tenant, v.message) for v in base.violations}
     return Plan(
@@ -85,8 +91,8 @@ def make_plan(base: Decision, head: Decision) -> Plan:
                           for t, p in sorted(_principals(head.scopes) - _principals(base.scopes))],
         principals_removed=[{"tenant": t, "principal": p}
                             for t, p in sorted(_principals(base.scopes) - _principals(head.scopes))],
-        permissions_gained=sorted(head_perms - base_perms),
-        permissions_lost=sorted(base_perms - head_perms),
+        permissions_gained=gained,
+        permissions_lost=lost,
         violations=list(head.violations),
         new_violations=[v for v in head.violations if (v.rule, v.tenant, v.message) not in known_base],
     )
