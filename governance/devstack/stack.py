@@ -32,7 +32,7 @@ from governance.secrets.values import SecretValue, random_password
 REPO_ROOT = Path(__file__).resolve().parents[2]
 KAFKA_CLUSTERS = ("source", "target")
 COMPONENTS = ("kafka", "opa", "kube")
-CA_SECRET = "devstack-ca"
+CA_SECRET_NAME = "devstack-ca"
 
 
 @dataclass
@@ -170,7 +170,7 @@ class Stack:
         from governance.secrets.store import DirSecretStore
 
         store = DirSecretStore(root)
-        store.put(CA_SECRET, "ca.crt", SecretValue(self.ca_pem_path.read_text()))
+        store.put(CA_SECRET_NAME, "ca.crt", SecretValue(self.ca_pem_path.read_text()))
         for alias in self.kafka:
             store.put(f"{alias}-admin", "username", SecretValue("admin"))
             store.put(f"{alias}-admin", "password", self.secrets[f"kafka.{alias}.admin.password"])
@@ -196,7 +196,7 @@ class Stack:
             zone = "cloud" if alias in ("target", "cloud") else "onprem"
             lines += [f"  {alias}:", f'    bootstrap_servers: "{cluster.bootstrap_servers}"', f"    zone: {zone}",
                       "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512, "
-                      f"ca_secret: {CA_SECRET}, admin_credentials_secret: {alias}-admin}}"]
+                      f"ca_secret: {CA_SECRET_NAME}, admin_credentials_secret: {alias}-admin}}"]
             if strimzi_namespaces and alias in strimzi_namespaces:
                 lines.append(f"    strimzi: {{namespace: {strimzi_namespaces[alias]}, cluster: {alias}}}")
         return "\n".join(lines) + "\n"
