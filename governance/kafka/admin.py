@@ -53,8 +53,8 @@ def _wait(futures: dict[Any, Any], what: str, ignore: tuple[str, ...] = ()) -> N
 
 
 def create_topics(admin: AdminClient, names: Iterable[str], partitions: int = 1,
-                  replication_factor: int = 1, exist_ok: bool = True) -> None:
-    topics = [NewTopic(name, partitions, replication_factor) for name in names]
+                  replication_factor: int = 1, exist_ok: bool = True, config: dict[str, str] | None = None) -> None:
+    topics = [NewTopic(name, partitions, replication_factor, config=config or {}) for name in names]
     if topics:
         _wait(admin.create_topics(topics, request_timeout=TIMEOUT), "create topic",
               ignore=("TOPIC_ALREADY_EXISTS",) if exist_ok else ())

@@ -14,10 +14,11 @@ import logging
 import uuid
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient
 
 from governance.errors import RuntimeFailure
+from governance.kafka.admin import create_topics
 
 OWNERSHIP_TOPIC = "mm2gov.ownership"
 KEY = b"principals"
@@ -25,14 +26,8 @@ log = logging.getLogger("mm2gov.kafka")
 
 
 def ensure_topic(admin: AdminClient) -> None:
-    topic = NewTopic(OWNERSHIP_TOPIC, 1, -1, config={"cleanup.policy": "compact"})
-    for future in admin.create_topics([topic], request_timeout=30).values():
-        try:
-            future.result(timeout=30)
-        except Exception as exc:  # noqa: BLE001 - already there is fine; anything else is reported
-            error = exc.args[0] if exc.args else None
-            if getattr(error, "code", lambda: None)() != KafkaError.TOPIC_ALREADY_EXISTS:
-                raise RuntimeFailure(f"cannot create {OWNERSHIP_TOPIC}: {exc}") from None
+    create_topics(admin, [OWNERSHIP_TOPIC], partitions=1, replication_factor=-1,
+                  config={"cleanup.policy": "compact"})
 
 
 def read_owned(config: dict[str, Any]) -> set[str]:
