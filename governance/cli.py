@@ -33,8 +33,14 @@ def cli(log_level: str) -> None:
     Exit codes: 0 ok, 1 violations or findings, 2 bad usage or invalid config,
     3 runtime failure (cluster, OPA or a tool unreachable or missing).
     """
+    from governance.secrets.scrub import ScrubFilter
+
     logging.basicConfig(level=log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)-7s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    for handler in logging.getLogger().handlers:  # every record is scrubbed of known secret values
+        handler.addFilter(ScrubFilter())
+    if log_level != "debug":  # connection retries are reported once, by the command's own error
+        logging.getLogger("urllib3").setLevel(logging.ERROR)
 
 
 # -- devstack --------------------------------------------------------------------------------
@@ -341,50 +347,205 @@ def apply(repo: Path, dry_run: bool, batch_size: int, kubeconfig: Path | None, s
 @secrets_dir_option
 @format_option
 @opa_url_option
-def drift(repo: Path, secrets_dir: Path, output_format: str, opa_url: str | None) -> None:
-    """Compare the live clusters with REPO (owned principals only) and list neighbours' ACLs.
-    Exit 1 when what mm2gov owns differs from the desired state."""
+@click.option("--warn-days", default=30, show_default=True, type=click.IntRange(0, 3650),
+              help="Report certificates that expire within this many days.")
+def drift(repo: Path, secrets_dir: Path, output_format: str, opa_url: str | None, warn_days: int) -> None:
+    """Compare the live clusters with REPO (owned principals only), list neighbours' ACLs, and
+    report CA and client certificates that are missing, expired or expire within --warn-days.
+    Exit 1 when what mm2gov owns differs from the desired state or a certificate needs attention."""
     from governance.kafka.apply import apply_state
+    from governance.secrets.expiry import certificate_expiry
     from governance.secrets.store import DirSecretStore
 
     inventory, state = _desired_state(repo, opa_url, "/etc/mm2gov/secrets")
-    results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=True)
-    _render_changes(results, output_format, "of drift")
-    if any(c.count for c in results):
+    store = DirSecretStore(secrets_dir)
+    results = apply_state(state, inventory.clusters, store, dry_run=True)
+    certificates = certificate_expiry(state, inventory.clusters, store, warn_days=warn_days)
+    attention = [c for c in certificates if c.needs_attention]
+    if output_format == "json":
+        click.echo(json.dumps({"clusters": [c.to_record() for c in results],
+                               "changes": sum(c.count for c in results),
+                               "certificates": [c.to_record() for c in certificates]}, indent=2))
+    else:
+        _render_changes(results, output_format, "of drift")
+        click.echo(f"certificates: {len(certificates)} checked, {len(attention)} need attention")
+        for cert in attention:
+            when = f", not after {cert.not_after} ({cert.days_left} days)" if cert.not_after else ""
+            click.echo(f"  ! {cert.status} {cert.secret}/{cert.key}{when}")
+    if any(c.count for c in results) or attention:
         sys.exit(EXIT_VIOLATIONS)
 
 
 @cli.group()
 def secrets() -> None:
-    """Secret material for a repo: CAs and SCRAM credentials, kept in a secret store."""
+    """Secret material for a repo: CAs, client certificates and SCRAM credentials, kept in a
+    secret store (Kubernetes Secrets or a directory); values are never printed."""
+
+
+secrets_target_option = click.option(
+    "--to", "target", required=True, metavar="k8s|dir:PATH",
+    help="The secret store: k8s (Kubernetes Secrets in each reader's namespace, via --kubeconfig) or "
+         "dir:PATH (files <PATH>/<secret>/<key>, mode 0600, the layout of mounted Secrets).")
+kubeconfig_option = click.option(
+    "--kubeconfig", envvar="KUBECONFIG", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Kubernetes cluster for --to k8s (and, for rotate, where dependants are rolled).")
+system_namespace_option = click.option(
+    "--system-namespace", default="mm2gov-system", show_default=True,
+    help="Namespace for CA keys and admin credentials (--to k8s).")
+key_algorithm_option = click.option(
+    "--key-algorithm", type=click.Choice(["ec", "rsa2048", "rsa3072", "rsa4096"]), default="ec",
+    show_default=True, help="Key type of new CAs and client certificates (EC P-256 or RSA).")
+
+
+def _secret_store(target: str, kubeconfig: Path | None, system_namespace: str, state, clusters):
+    kind, _, path = target.partition(":")
+    if kind == "dir" and path:
+        from governance.secrets.store import DirSecretStore
+
+        return DirSecretStore(Path(path)), path
+    if target == "k8s":
+        if kubeconfig is None:
+            raise click.BadParameter("--to k8s needs --kubeconfig (or KUBECONFIG)", param_hint="--to")
+        from governance.k8s.secret_store import KubeSecretStore
+        from governance.k8s.strimzi_apply import api_client
+        from governance.secrets.placement import placement
+
+        where = placement(state, clusters, system_namespace)
+        return KubeSecretStore(api_client(kubeconfig), where), "Kubernetes Secrets"
+    raise click.BadParameter(f"expected k8s or dir:PATH, got {target!r}", param_hint="--to")
 
 
 @secrets.command("issue")
 @repo_argument
-@click.option("--to", "target", required=True, metavar="dir:PATH",
-              help="The secret store: dir:PATH (files <PATH>/<secret>/<key>, mode 0600, as mounted Secrets).")
-@click.option("--key-algorithm", type=click.Choice(["ec", "rsa2048", "rsa3072", "rsa4096"]), default="ec",
-              show_default=True)
+@secrets_target_option
+@kubeconfig_option
+@system_namespace_option
+@key_algorithm_option
 @format_option
 @opa_url_option
-def secrets_issue(repo: Path, target: str, key_algorithm: str, output_format: str, opa_url: str | None) -> None:
-    """Create every missing CA and SCRAM credential REPO's desired state needs. Existing secrets are
-    kept; the output names secrets and fingerprints, never values."""
+def secrets_issue(repo: Path, target: str, kubeconfig: Path | None, system_namespace: str, key_algorithm: str,
+                  output_format: str, opa_url: str | None) -> None:
+    """Create every missing CA, SCRAM credential and client certificate REPO's desired state
+    needs. Existing secrets are kept; the output names secrets, fingerprints and expiry, never values."""
     from governance.secrets.issue import issue_missing
-    from governance.secrets.store import DirSecretStore
 
-    kind, _, path = target.partition(":")
-    if kind != "dir" or not path:
-        raise click.BadParameter(f"expected dir:PATH, got {target!r} (a Kubernetes sink comes later)",
-                                 param_hint="--to")
     inventory, state = _desired_state(repo, opa_url, "/etc/mm2gov/secrets")
-    issued = issue_missing(state, inventory.clusters, DirSecretStore(Path(path)), key_algorithm)
+    store, where = _secret_store(target, kubeconfig, system_namespace, state, inventory.clusters)
+    issued = issue_missing(state, inventory.clusters, store, key_algorithm)
     if output_format == "json":
         click.echo(json.dumps({"issued": [i.to_record() for i in issued]}, indent=2))
         return
     for item in issued:
-        click.echo(f"+ {item.kind:<5} {item.secret}  sha256:{item.fingerprint}")
-    click.echo(f"{len(issued)} secret(s) issued into {path}")
+        click.echo(f"+ {item.describe()}")
+    click.echo(f"{len(issued)} secret(s) issued into {where}")
+
+
+@secrets.command("rotate")
+@repo_argument
+@secrets_target_option
+@click.option("--tenant", help="Rotate only this tenant's principals (its MM2 flows included).")
+@click.option("--admin-secrets-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the clusters' admin credentials and CAs are, when not in the --to store.")
+@kubeconfig_option
+@system_namespace_option
+@key_algorithm_option
+@format_option
+@opa_url_option
+def secrets_rotate(repo: Path, target: str, tenant: str | None, admin_secrets_dir: Path | None,
+                   kubeconfig: Path | None, system_namespace: str, key_algorithm: str, output_format: str,
+                   opa_url: str | None) -> None:
+    """Rotate SCRAM passwords and client certificates: the new ones are stored and registered on
+    the brokers, dependants (KafkaMirrorMaker2, Deployments labelled mm2gov.io/flow) are rolled
+    with --kubeconfig, and the old ones stop working. Flows to restart are listed."""
+    from governance.kafka.apply import client_config
+    from governance.secrets.rotate import roll_dependants, rotate
+    from governance.secrets.store import DirSecretStore
+
+    inventory, state = _desired_state(repo, opa_url, "/etc/mm2gov/secrets")
+    store, where = _secret_store(target, kubeconfig, system_namespace, state, inventory.clusters)
+    admin_store = DirSecretStore(admin_secrets_dir) if admin_secrets_dir else store
+    configs = {alias: client_config(alias, cluster, admin_store) for alias, cluster in inventory.clusters.items()}
+    result = rotate(state, inventory.clusters, store, configs, tenant, key_algorithm)
+    if kubeconfig is not None and result.flows:
+        from governance.k8s.strimzi_apply import api_client
+
+        rotated_at = max(r.issued_at for r in result.rotated)
+        result.rolled = roll_dependants(api_client(kubeconfig), state, inventory.clusters, result.flows, rotated_at)
+    if output_format == "json":
+        click.echo(json.dumps(result.to_record(), indent=2))
+        return
+    for item in result.rotated:
+        click.echo(f"~ {item.describe()}")
+    for name in result.rolled:
+        click.echo(f"rolled {name}")
+    unrolled = [f for f in result.flows if not any(r.endswith("/" + f) for r in result.rolled)]
+    if unrolled:
+        click.echo(f"restart these MM2 flows to pick up the new secrets: {', '.join(unrolled)}")
+    click.echo(f"{len(result.rotated)} secret(s) rotated in {where}")
+
+
+@cli.group()
+def admission() -> None:
+    """The admission check at deployment: a ValidatingAdmissionWebhook that evaluates the
+    same Rego bundle on KafkaMirrorMaker2, KafkaUser, KafkaTopic and mm2gov Secrets."""
+
+
+@admission.command("serve")
+@repo_argument
+@click.option("--tls-cert", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="PEM certificate (chain) the API server verifies (caBundle of the webhook configuration).")
+@click.option("--tls-key", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="PEM private key of --tls-cert.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 in a pod).")
+@click.option("--port", default=8443, show_default=True, type=click.IntRange(0, 65535), help="0 picks a free port.")
+@click.option("--kubeconfig", envvar="KUBECONFIG", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Read namespace labels (mm2gov.io/tenant) from this cluster; in a pod the service account "
+                   "is used when --in-cluster is given.")
+@click.option("--in-cluster", is_flag=True, help="Use the pod's service account to read namespace labels.")
+@click.option("--reload-interval", default=2.0, show_default=True, type=click.FloatRange(0.2, 3600),
+              help="Seconds between checks of REPO on disk; a change is pushed to OPA.")
+@opa_url_option
+def admission_serve(repo: Path, tls_cert: Path, tls_key: Path, host: str, port: int, kubeconfig: Path | None,
+                    in_cluster: bool, reload_interval: float, opa_url: str | None) -> None:
+    """Serve POST /validate (AdmissionReview v1), GET /healthz, /readyz and /metrics over HTTPS.
+    Decisions come from OPA (started here unless --opa-url); any failure denies (fail closed)."""
+    import signal
+    import threading
+    from contextlib import ExitStack
+
+    from governance.admission.decider import NamespaceLabels
+    from governance.admission.server import serve
+    from governance.config import load_inventory
+    from governance.policy.bundle import builtin_modules
+    from governance.policy.opa import OpaEngine
+
+    load_inventory(repo)  # an invalid repo at start is exit 2, before anything listens
+    labels = None
+    if kubeconfig is not None or in_cluster:
+        from kubernetes import client, config
+
+        if in_cluster:
+            config.load_incluster_config()
+            labels = NamespaceLabels(client.ApiClient())
+        else:
+            from governance.k8s.strimzi_apply import api_client
+
+            labels = NamespaceLabels(api_client(kubeconfig))
+    with ExitStack() as stack:
+        engine = stack.enter_context(OpaEngine(builtin_modules(), opa_url))
+
+        def on_ready(server) -> None:
+            def stop(*_: object) -> None:
+                threading.Thread(target=server.shutdown, daemon=True).start()
+
+            signal.signal(signal.SIGTERM, stop)
+            signal.signal(signal.SIGINT, stop)
+            click.echo(f"serving https://{host}:{server.server_address[1]}/validate", err=True)
+
+        try:
+            serve(repo, engine.url, tls_cert, tls_key, host, port, labels, reload_interval, on_ready)
+        except OSError as exc:
+            raise MM2GovError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 @cli.command("import")
@@ -438,16 +599,19 @@ def main() -> None:
     # A short-lived process that builds large, acyclic records (scopes, ACL sets): collecting
     # the young generation every 700 allocations cost a third of `plan` on 1,000 tenants.
     gc.set_threshold(50_000, 20, 20)
+    from governance.secrets.scrub import scrub
+
     try:
         code = cli.main(prog_name="mm2gov", standalone_mode=False)
     except click.exceptions.ClickException as exc:
+        exc.message = scrub(exc.message)
         exc.show()
         sys.exit(EXIT_USAGE)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
     except MM2GovError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {scrub(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)

@@ -32,3 +32,12 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300)
         capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT,
         env={**os.environ, **(env or {})},
     )
+
+
+PUBLIC_KEYS = {"username", "ca.crt", "user.crt"}  # names and certificates: not secret
+
+
+def secret_values(store: Path) -> set[str]:
+    """Every secret value in a directory store (metadata files, names, certificates and binary stores left out)."""
+    return {p.read_text() for p in store.rglob("*")
+            if p.is_file() and not p.name.startswith(".") and p.name not in PUBLIC_KEYS and p.suffix != ".p12"}

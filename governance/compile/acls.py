@@ -87,6 +87,13 @@ def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
     return dict(bindings)
 
 
+def principal_tenants(scopes: dict[str, Any]) -> dict[str, str]:
+    """Who owns each principal mm2gov manages: a tenant's own principals and its flows' MM2 principals."""
+    owners = {p["name"]: name for name, scope in scopes.items() for p in scope["principals"]}
+    owners |= {mm2_principal(f["id"]): name for name, scope in scopes.items() for f in scope["flows"]}
+    return owners
+
+
 def desired_bindings(scopes: dict[str, Any]) -> ClusterBindings:
     """Every ACL binding mm2gov wants, per cluster: tenants, grants and MM2 principals."""
     merged: ClusterBindings = defaultdict(set)

@@ -101,13 +101,16 @@ def strimzi_acl(binding: AclBinding) -> dict[str, Any]:
     return acl
 
 
-def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[AclBinding]) -> dict[str, Any]:
+def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[AclBinding],
+               tenant: str | None = None) -> dict[str, Any]:
     strimzi = cluster.strimzi
     assert strimzi is not None
+    labels = {**MANAGED_BY, "strimzi.io/cluster": strimzi.cluster}
+    if tenant:  # the admission check reads the owning tenant from this label
+        labels["mm2gov.io/tenant"] = tenant
     return {
         "apiVersion": API_VERSION, "kind": "KafkaUser",
-        "metadata": {"name": user_name(principal), "namespace": strimzi.namespace,
-                     "labels": {**MANAGED_BY, "strimzi.io/cluster": strimzi.cluster}},
+        "metadata": {"name": user_name(principal), "namespace": strimzi.namespace, "labels": labels},
         "spec": {
             "authentication": {"type": "scram-sha-512", "password": {"valueFrom": {"secretKeyRef": {
                 "name": scram_secret(alias, principal), "key": PASSWORD_KEY}}}},
@@ -132,7 +135,8 @@ def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> dict[str, Any]:
 
 
 def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindings: ClusterBindings,
-                    kafka_version: str, topics: Sequence[RemoteTopic] = ()) -> list[dict[str, Any]]:
+                    kafka_version: str, topics: Sequence[RemoteTopic] = (),
+                    owners: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """All Strimzi objects, sorted by kind, namespace and name."""
     objects = [mirror_maker(tenant, flow, clusters, kafka_version)
                for tenant, scope in scopes.items() for flow in scope["flows"]
@@ -152,5 +156,5 @@ def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindin
                     f"clusters.yaml: clusters {owners[key]} and {alias} share Strimzi namespace "
                     f"{key[0]!r}, so both would need a KafkaUser named {key[1]!r}; give each cluster its own namespace")
             owners[key] = alias
-            objects.append(kafka_user(alias, cluster, principal, items))
+            objects.append(kafka_user(alias, cluster, principal, items, (owners or {}).get(principal)))
     return sorted(objects, key=lambda o: (o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]))

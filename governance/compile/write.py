@@ -9,10 +9,11 @@ from pathlib import Path
 import yaml
 
 from governance.compile.desired import DesiredState
+from governance.compile.k8s_tenants import tenant_manifests
 from governance.compile.monitoring import DUMPER
 from governance.model.acl import AclBinding
 
-OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring")
+OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring", "k8s")
 
 
 def write_outputs(state: DesiredState, out: Path) -> list[Path]:
@@ -46,6 +47,8 @@ def write_outputs(state: DesiredState, out: Path) -> list[Path]:
         write(out / "strimzi" / name, state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
     for relative, text in sorted(state.monitoring.items()):
         write(out / "monitoring" / relative, text)
+    for tenant, text in tenant_manifests(state.tenant_namespaces, state.header).items():
+        write(out / "k8s" / "tenants" / f"{tenant}.yaml", text)
     keep = set(written)
     for name in OWNED_DIRS:
         for stale in sorted((out / name).rglob("*"), reverse=True) if (out / name).is_dir() else ():

@@ -31,6 +31,10 @@ class Security(Strict):
     admin_credentials_secret: NonEmpty | None = Field(
         None, description="Name of the Secret with admin credentials for apply/audit, never the credentials"
     )
+    client_ca_secret: NonEmpty | None = Field(
+        None, description="Secret of the CA the brokers trust for client certificates (mTLS); when set, "
+                          "`mm2gov secrets issue` gives every principal on the cluster a certificate signed by it "
+                          "(its key is kept in `<client_ca_secret>-key`)")
 
     @model_validator(mode="after")
     def _mechanism_matches_protocol(self) -> Security:
@@ -38,6 +42,8 @@ class Security(Strict):
             raise ValueError(f"sasl_mechanism is required with protocol {self.protocol}")
         if self.protocol not in SASL_PROTOCOLS and self.sasl_mechanism is not None:
             raise ValueError(f"sasl_mechanism is only valid with SASL protocols, not {self.protocol}")
+        if self.client_ca_secret and not self.protocol.endswith("SSL"):
+            raise ValueError(f"client_ca_secret needs a TLS protocol (SSL or SASL_SSL), not {self.protocol}")
         return self
 
 
@@ -92,6 +98,8 @@ class Tenant(Strict):
     topic_prefixes: list[NonEmpty] = Field(min_length=1)
     group_prefixes: list[NonEmpty] = Field(default_factory=list)
     principals: list[Principal] = Field(default_factory=list)
+    namespace: DnsLabel | None = Field(
+        None, description="Kubernetes namespace of the tenant's workloads and Secrets (default: the tenant name)")
     record_marker: RecordMarker | None = None
     flows: list[Flow] = Field(default_factory=list)
     grants: list[Grant] = Field(default_factory=list)

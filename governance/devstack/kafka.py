@@ -1,6 +1,8 @@
 """A real Apache Kafka 4.x cluster (KRaft, one combined node) secured as production is.
 
-Clients use SASL_SSL with SCRAM-SHA-512; the controller listener uses
+Clients use SASL_SSL with SCRAM-SHA-512, or mTLS on a second listener that
+requires a client certificate from the stack's CA (the principal is the
+certificate's CN, the same `User:<name>` as the SCRAM user); the controller listener uses
 SASL_SSL with PLAIN (SCRAM credentials live in the metadata log, which the
 controller listener must work without). The StandardAuthorizer decides every
 request, `allow.everyone.if.no.acl.found=false`, and only the stack's admin
@@ -69,6 +71,7 @@ class KafkaCluster:
     store_password: SecretValue
     port: int
     controller_port: int
+    mtls_port: int = 0
     node_id: int = 1
     process: ManagedProcess | None = None
 
@@ -79,6 +82,10 @@ class KafkaCluster:
     @property
     def bootstrap_servers(self) -> str:
         return f"{LOOPBACK}:{self.port}"
+
+    @property
+    def mtls_bootstrap_servers(self) -> str:
+        return f"{LOOPBACK}:{self.mtls_port}"
 
     @property
     def truststore_path(self) -> Path:
@@ -101,13 +108,18 @@ class KafkaCluster:
 
     def server_properties(self) -> str:
         keystore = self.home / "tls" / "keystore.p12"
+        listeners = [f"SASL_SSL://{LOOPBACK}:{self.port}"] + ([f"MTLS://{LOOPBACK}:{self.mtls_port}"]
+                                                               if self.mtls_port else [])
         lines = {
             "process.roles": "broker,controller",
             "node.id": str(self.node_id),
             "controller.quorum.voters": f"{self.node_id}@{LOOPBACK}:{self.controller_port}",
-            "listeners": f"SASL_SSL://{LOOPBACK}:{self.port},CONTROLLER://{LOOPBACK}:{self.controller_port}",
-            "advertised.listeners": f"SASL_SSL://{LOOPBACK}:{self.port}",
-            "listener.security.protocol.map": "SASL_SSL:SASL_SSL,CONTROLLER:SASL_SSL",
+            "listeners": ",".join([*listeners, f"CONTROLLER://{LOOPBACK}:{self.controller_port}"]),
+            "advertised.listeners": ",".join(listeners),
+            "listener.security.protocol.map": "SASL_SSL:SASL_SSL,CONTROLLER:SASL_SSL,MTLS:SSL",
+            # mTLS: a certificate from the stack's CA is required; "CN=app,O=mm2gov" is User:app
+            "listener.name.mtls.ssl.client.auth": "required",
+            "ssl.principal.mapping.rules": "RULE:^CN=([^,]+),O=mm2gov$/$1/,DEFAULT",
             "controller.listener.names": "CONTROLLER",
             "inter.broker.listener.name": "SASL_SSL",
             "sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
@@ -187,6 +199,8 @@ class KafkaCluster:
         tools.kafka()
         ensure_port_free(self.port, f"kafka-{self.name}")
         ensure_port_free(self.controller_port, f"kafka-{self.name} controller")
+        if self.mtls_port:
+            ensure_port_free(self.mtls_port, f"kafka-{self.name} mTLS")
         self._prepare()
         self.process = ManagedProcess(
             name=f"kafka-{self.name}",

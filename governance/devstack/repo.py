@@ -24,10 +24,11 @@ def tenant_yaml(name: str, source: str = "source", target: str = "target") -> st
 
 
 def write_stack_repo(stack, root: Path, tenants: Iterable[str],
-                     strimzi_namespaces: dict[str, str] | None = None) -> Path:
-    """`root/clusters.yaml` for the stack's clusters and `root/tenants/<name>.yaml` per tenant."""
+                     strimzi_namespaces: dict[str, str] | None = None, client_ca: bool = False) -> Path:
+    """`root/clusters.yaml` for the stack's clusters and `root/tenants/<name>.yaml` per tenant
+    (with `client_ca`, principals also get client certificates signed by the stack's CA)."""
     (root / "tenants").mkdir(parents=True, exist_ok=True)
-    (root / "clusters.yaml").write_text(stack.governance_clusters(strimzi_namespaces))
+    (root / "clusters.yaml").write_text(stack.governance_clusters(strimzi_namespaces, client_ca))
     for name in tenants:
         (root / "tenants" / f"{name}.yaml").write_text(tenant_yaml(name))
     return root

@@ -26,6 +26,8 @@ from governance.devstack.kube import KubeApiServer
 from governance.devstack.mirrormaker import MirrorMaker, dedicated_properties
 from governance.devstack.opa import OpaServer
 from governance.devstack.process import DevstackError, free_port, pid_alive, port_open, stop_pid
+from governance.policy.bundle import BUILTIN_DIR
+from governance.secrets.names import ca_key_secret
 from governance.secrets.pki import KeyPair, load_cert_pem, new_ca
 from governance.secrets.values import SecretValue, random_password
 
@@ -42,7 +44,7 @@ class StackSpec:
     run_dir: Path
     components: tuple[str, ...] = COMPONENTS
     kafka_clusters: tuple[str, ...] = KAFKA_CLUSTERS
-    policy_dirs: list[Path] = field(default_factory=lambda: [REPO_ROOT / "policies"])
+    policy_dirs: list[Path] = field(default_factory=lambda: [BUILTIN_DIR])  # MM2GOV_POLICIES or policies/
     ports: dict[str, int] = field(default_factory=dict)
 
 
@@ -171,6 +173,9 @@ class Stack:
 
         store = DirSecretStore(root)
         store.put(CA_SECRET_NAME, "ca.crt", SecretValue(self.ca_pem_path.read_text()))
+        # the CA's key too: the brokers' mTLS listener trusts this CA, so client certificates
+        # that `mm2gov secrets issue` signs with it are accepted (a dev stack, not production)
+        store.put(ca_key_secret(CA_SECRET_NAME), "ca.key", SecretValue(self.ca.key_pem().decode()))
         for alias in self.kafka:
             store.put(f"{alias}-admin", "username", SecretValue("admin"))
             store.put(f"{alias}-admin", "password", self.secrets[f"kafka.{alias}.admin.password"])
@@ -188,7 +193,7 @@ class Stack:
         write_private(path, yaml.safe_dump(config).encode())
         return path
 
-    def governance_clusters(self, strimzi_namespaces: dict[str, str] | None = None) -> str:
+    def governance_clusters(self, strimzi_namespaces: dict[str, str] | None = None, client_ca: bool = False) -> str:
         """A clusters.yaml for a governance repo that points at this stack's Kafka clusters."""
         lines = ["# The local stack's clusters (mm2gov devstack); secrets come from export_secret_store().",
                  "clusters:"]
@@ -196,7 +201,8 @@ class Stack:
             zone = "cloud" if alias in ("target", "cloud") else "onprem"
             lines += [f"  {alias}:", f'    bootstrap_servers: "{cluster.bootstrap_servers}"', f"    zone: {zone}",
                       "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512, "
-                      f"ca_secret: {CA_SECRET_NAME}, admin_credentials_secret: {alias}-admin}}"]
+                      f"ca_secret: {CA_SECRET_NAME}, admin_credentials_secret: {alias}-admin"
+                      + (f", client_ca_secret: {CA_SECRET_NAME}" if client_ca else "") + "}"]
             if strimzi_namespaces and alias in strimzi_namespaces:
                 lines.append(f"    strimzi: {{namespace: {strimzi_namespaces[alias]}, cluster: {alias}}}")
         return "\n".join(lines) + "\n"
@@ -239,6 +245,7 @@ class Stack:
                     store_password=self.secrets["store.password"],
                     port=self._port(f"kafka-{cluster}"),
                     controller_port=self._port(f"kafka-{cluster}-controller"),
+                    mtls_port=self._port(f"kafka-{cluster}-mtls"),
                 )
         if "opa" in self.spec.components:
             self.opa = OpaServer(self.run_dir, self._port("opa"), list(self.spec.policy_dirs))
@@ -279,6 +286,7 @@ class Stack:
             endpoints[f"kafka-{name}"] = {
                 "endpoint": f"SASL_SSL://{cluster.bootstrap_servers}",
                 "controller": f"127.0.0.1:{cluster.controller_port}",
+                "mtls": f"SSL://{cluster.mtls_bootstrap_servers}",
                 "sasl": "SCRAM-SHA-512", "admin_user": "admin",
                 "log": str(cluster.home / "kafka.log"),
             }
@@ -320,6 +328,7 @@ class Stack:
         for name, cluster in self.kafka.items():
             ports[f"kafka-{name}"] = cluster.port
             ports[f"kafka-{name}-controller"] = cluster.controller_port
+            ports[f"kafka-{name}-mtls"] = cluster.mtls_port
         if self.opa:
             ports["opa"] = self.opa.port
         if self.kube:

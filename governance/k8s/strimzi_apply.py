@@ -51,6 +51,19 @@ def _differs(live: dict[str, Any], desired: dict[str, Any]) -> bool:
                                                        for k, v in desired["metadata"]["labels"].items())
 
 
+ROLLOUT_ANNOTATION = "mm2gov.io/credentials-generation"
+
+
+def _keep_rollout(live: dict[str, Any], desired: dict[str, Any]) -> dict[str, Any]:
+    """Carry over the pod annotation `secrets rotate` sets: dropping it would restart MM2 for nothing."""
+    pod = ((live.get("spec") or {}).get("template") or {}).get("pod") or {}
+    value = ((pod.get("metadata") or {}).get("annotations") or {}).get(ROLLOUT_ANNOTATION)
+    if value is None or desired["kind"] != "KafkaMirrorMaker2":
+        return desired
+    template = {"pod": {"metadata": {"annotations": {ROLLOUT_ANNOTATION: value}}}}
+    return {**desired, "spec": {**desired["spec"], "template": template}}
+
+
 def apply_objects(client, objects: list[dict[str, Any]], dry_run: bool = False) -> KubeChanges:
     from kubernetes import client as k8s
     from kubernetes.client.exceptions import ApiException
@@ -71,6 +84,7 @@ def apply_objects(client, objects: list[dict[str, Any]], dry_run: bool = False) 
                 if not dry_run:
                     api.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURALS[kind], obj)
                 continue
+            obj = _keep_rollout(live, obj)
             if _differs(live, obj):
                 changes.updated.append(_name(obj))
                 if not dry_run:

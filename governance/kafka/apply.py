@@ -13,14 +13,15 @@ from governance.errors import RuntimeFailure
 from governance.kafka import admin as kafka_admin
 from governance.kafka import ownership
 from governance.kafka.reconcile import ClusterChanges, ClusterSnapshot, reconcile
+from governance.secrets.issue import scram_doc
 from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, USERNAME_KEY, scram_secret, user_name
-from governance.secrets.store import DirSecretStore
+from governance.secrets.store import SecretStore
 from governance.secrets.values import random_password
 
 log = logging.getLogger("mm2gov.apply")
 
 
-def client_config(alias: str, cluster: Cluster, store: DirSecretStore) -> dict[str, Any]:
+def client_config(alias: str, cluster: Cluster, store: SecretStore) -> dict[str, Any]:
     """confluent-kafka settings for the cluster's admin, credentials from the secret store."""
     security = cluster.security
     config: dict[str, Any] = {"bootstrap.servers": cluster.bootstrap_servers,
@@ -35,7 +36,7 @@ def client_config(alias: str, cluster: Cluster, store: DirSecretStore) -> dict[s
     if security.protocol.endswith("SSL"):
         config["ssl.endpoint.identification.algorithm"] = "https"
         if security.ca_secret:
-            config["ssl.ca.location"] = str(store.path(security.ca_secret, CA_CERT_KEY))
+            config["ssl.ca.pem"] = store.get(security.ca_secret, CA_CERT_KEY).reveal()
     return config
 
 
@@ -85,7 +86,8 @@ def source_partitions(state: DesiredState, configs: dict[str, dict[str, Any]]) -
 
 
 def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principals: set[str],
-            config: dict[str, Any], store: DirSecretStore, mechanism: str, batch_size: int = 1000) -> None:
+            config: dict[str, Any], store: SecretStore, mechanism: str, batch_size: int = 1000,
+            principal_tenants: dict[str, str] | None = None) -> None:
     """Run the changes: widen ownership, remove, add, narrow ownership. Re-running converges."""
     admin = kafka_admin.admin_client(config)
     began = time.perf_counter()
@@ -97,13 +99,14 @@ def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principa
     log.info("%s: removed %d ACLs and %d users in %.1fs", alias, len(changes.delete_acls), len(changes.delete_users),
              changes.seconds["remove"])
     began = time.perf_counter()
+    principal_tenants = principal_tenants or {}
     passwords = {}
     for principal in changes.create_users:
         secret = scram_secret(alias, principal)
         password = store.get_optional(secret, PASSWORD_KEY)
         if password is None:  # a new principal: issue its password into the store, then register it
             password = random_password()
-            store.put(secret, PASSWORD_KEY, password)
+            store.write(scram_doc(alias, principal, principal_tenants.get(principal), password))
             log.debug("issued a SCRAM password for %s on %s into secret %s", principal, alias, secret)
         passwords[user_name(principal)] = password
     kafka_admin.upsert_scram_users(admin, passwords, mechanism)
@@ -118,7 +121,7 @@ def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principa
     ownership.write_owned(config, principals)
 
 
-def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: DirSecretStore,
+def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore,
                 dry_run: bool = False, batch_size: int = 1000) -> list[ClusterChanges]:
     """Reconcile every cluster, clusters in parallel (each its own AdminClient and order).
 
@@ -146,8 +149,9 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: DirSec
 
 
 def _execute_cluster(alias: str, cluster: Cluster, changes: ClusterChanges, live: ClusterSnapshot,
-                     state: DesiredState, config: dict[str, Any], store: DirSecretStore, batch_size: int) -> None:
+                     state: DesiredState, config: dict[str, Any], store: SecretStore, batch_size: int) -> None:
     mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
     if mechanism == "PLAIN":  # SCRAM credentials are what mm2gov registers
         mechanism = "SCRAM-SHA-512"
-    execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size)
+    execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size,
+            state.principal_tenants)

@@ -30,3 +30,13 @@ def user_name(principal: str) -> str:
 def scram_secret(cluster: str, principal: str) -> str:
     """The secret holding `principal`'s SCRAM password on `cluster` (one per cluster: never shared)."""
     return f"scram-{cluster}-{_dns_safe(user_name(principal))}"
+
+
+def tls_secret(cluster: str, principal: str) -> str:
+    """The secret holding `principal`'s client certificate for `cluster` (Strimzi's KafkaUser TLS keys)."""
+    return f"tls-{cluster}-{_dns_safe(user_name(principal))}"
+
+
+def ca_key_secret(ca_secret: str) -> str:
+    """Where a CA's private key is kept: apart from its certificate, which many namespaces get."""
+    return f"{ca_secret}-key"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import secrets
 
+from governance.secrets.scrub import register
+
 REDACTED = "<redacted>"
 
 
@@ -18,6 +20,7 @@ class SecretValue:
         if not isinstance(value, str):
             raise TypeError("SecretValue holds a str")
         self._value = value
+        register(value)
 
     def reveal(self) -> str:
         """The plain value: pass it only to the component that needs it."""

@@ -14,7 +14,7 @@ import pytest
 
 from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, describe_acls
-from tests.conftest import run_cli
+from tests.conftest import run_cli, secret_values
 
 
 @pytest.fixture
@@ -56,25 +56,30 @@ def test_missing_admin_secret_is_exit_3_naming_the_secret(repo):
 
 
 def test_no_secret_value_in_any_output_or_generated_file(repo, tmp_path):
-    """The canary: every secret in the store, looked for in everything the commands print and write."""
+    """The canary: every secret in the store (before and after rotation), looked for in everything
+    issue, apply, rotate, drift, generate and plan print at debug level and write."""
     repo_dir, secrets = repo
     out = tmp_path / "out"
-    transcripts = []
+    transcripts, canaries = [], set()
     for args in (["validate", str(repo_dir)],
+                 ["secrets", "issue", str(repo_dir), "--to", f"dir:{secrets}"],
                  ["apply", str(repo_dir), "--secrets-dir", str(secrets)],
                  ["apply", str(repo_dir), "--secrets-dir", str(secrets), "--format", "json"],
+                 ["secrets", "rotate", str(repo_dir), "--to", f"dir:{secrets}", "--format", "json"],
                  ["drift", str(repo_dir), "--secrets-dir", str(secrets)],
                  ["generate", str(repo_dir), "--out", str(out), "--secrets-path", str(secrets)],
                  ["plan", str(repo_dir), "--base", str(repo_dir), "--format", "json"]):
+        canaries |= secret_values(secrets)
         done = run_cli("--log-level", "debug", *args)
         assert done.returncode == 0, done.stderr[-2000:]
         transcripts.append(done.stdout + done.stderr)
-    canaries = [p.read_text() for p in secrets.rglob("*") if p.is_file() and p.parent.name != "devstack-ca"]
-    assert len(canaries) >= 6, transcripts[1][-3000:]  # two admin passwords + SCRAM passwords issued by apply
+    canaries |= secret_values(secrets)
+    assert '"rotated"' in transcripts[4] and "DEBUG" in transcripts[2]
+    # two admin passwords, the CA key, and per principal a password and a JAAS line, before and after rotation
+    assert len(canaries) >= 12, sorted(len(c) for c in canaries)
     written = [p.read_text() for p in out.rglob("*") if p.is_file()]
     written += [p.read_text() for p in repo_dir.rglob("*") if p.is_file()]
     for canary in canaries:
-        if len(canary) < 8:  # user names such as "admin" are not secret
-            continue
+        assert len(canary) >= 32
         assert not any(canary in text for text in transcripts), "a secret value reached the output"
         assert not any(canary in text for text in written), "a secret value reached a generated file"

@@ -1,0 +1,1 @@
+"""The admission webhook: AdmissionReview → OPA decision → AdmissionReview."""

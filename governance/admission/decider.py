@@ -1,0 +1,206 @@
+"""The webhook's decisions: the governance repo as OPA data, each review asked of
+`data.mm2gov.admission.decision`, and every failure on the way turned into a denial.
+
+The repo (clusters.yaml, tenants/*.yaml) is pushed to OPA once as `data.mm2gov_repo`
+and again whenever its files change on disk; a review sends only the object. An
+invalid repo on disk keeps the last good one in force (and says so in the log);
+OPA down, a timeout, an evaluation error or a malformed decision all deny.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from governance.admission.review import policy_input
+from governance.config import load_inventory
+from governance.errors import MM2GovError
+from governance.policy.input import build_input
+
+log = logging.getLogger("mm2gov.admission")
+DECISION_PATH = "/v1/data/mm2gov/admission/decision"
+REPO_DATA_PATH = "/v1/data/mm2gov_repo"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    violations: tuple[dict[str, Any], ...] = ()
+    reason: str = ""  # why a denial happened without violations (fail closed)
+
+
+class OpaConnection:
+    """Keep-alive HTTP to OPA, one connection per thread (http.client is not thread-safe)."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise MM2GovError(f"invalid OPA URL {url!r}")
+        self.https = parsed.scheme == "https"
+        self.host, self.port = parsed.hostname, parsed.port or (443 if self.https else 80)
+        self.timeout = timeout
+        self._local = threading.local()
+
+    def _connection(self) -> http.client.HTTPConnection:
+        connection = getattr(self._local, "connection", None)
+        if connection is None:
+            kind = http.client.HTTPSConnection if self.https else http.client.HTTPConnection
+            connection = kind(self.host, self.port, timeout=self.timeout)
+            self._local.connection = connection
+        return connection
+
+    def request(self, method: str, path: str, document: Any) -> tuple[int, bytes]:
+        body = json.dumps(document).encode()
+        for attempt in (1, 2):  # a keep-alive connection OPA closed is retried once, fresh
+            connection = self._connection()
+            try:
+                connection.request(method, path, body, {"Content-Type": "application/json"})
+                response = connection.getresponse()
+                return response.status, response.read()
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                self._local.connection = None
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def repo_signature(root: Path) -> tuple:
+    """What a change on disk looks like: names, sizes and mtimes of the repo's YAML files."""
+    files = [root / "clusters.yaml", *sorted((root / "tenants").glob("*.y*ml"))]
+    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.exists())
+
+
+class AdmissionDecider:
+    def __init__(self, repo: Path, opa_url: str, namespace_labels=None, timeout: float = 2.0) -> None:
+        self.repo = repo
+        self.opa = OpaConnection(opa_url, timeout)
+        self.namespace_labels = namespace_labels  # callable namespace -> labels, or None
+        self.signature: tuple = ()
+        self.loaded = False
+        self._stop = threading.Event()
+
+    # -- the repo as OPA data -----------------------------------------------------------------
+    def load_repo(self) -> bool:
+        """Push the repo to OPA when it changed; False (last good one kept) when it is invalid."""
+        signature = repo_signature(self.repo)
+        if signature == self.signature and self.loaded:
+            return True
+        try:
+            document = build_input(load_inventory(self.repo))
+        except MM2GovError as exc:
+            log.error("governance repo %s is invalid, keeping the last good one: %s", self.repo,
+                      str(exc).splitlines()[0])
+            self.signature = signature
+            return False
+        document.pop("locations", None)
+        try:
+            status, _ = self.opa.request("PUT", REPO_DATA_PATH, document)
+        except (OSError, http.client.HTTPException) as exc:
+            log.error("cannot push the governance repo to OPA: %s", type(exc).__name__)
+            return False
+        if status >= 300:
+            log.error("OPA refused the governance repo: HTTP %d", status)
+            return False
+        self.signature, self.loaded = signature, True
+        log.info("governance repo %s loaded (%d tenants)", self.repo, len(document["tenants"]))
+        return True
+
+    def watch(self, interval: float) -> threading.Thread:
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                try:
+                    self.load_repo()
+                except Exception:
+                    log.exception("reloading the governance repo failed")
+
+        thread = threading.Thread(target=loop, name="mm2gov-repo-watch", daemon=True)
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def ready(self) -> bool:
+        if not self.loaded:
+            return False
+        try:
+            status, _ = self.opa.request("POST", "/v1/data/mm2gov_repo/clusters", {})
+        except (OSError, http.client.HTTPException):
+            return False
+        return status == 200
+
+    # -- decisions ----------------------------------------------------------------------------
+    def decide(self, request: dict[str, Any]) -> Verdict:
+        if not self.loaded:
+            return Verdict(False, reason="mm2gov admission: the governance repo is not loaded yet; denied "
+                                         "(fail closed)")
+        try:
+            labels = self._labels(request.get("namespace") or "")
+        except Exception as exc:  # noqa: BLE001 - an unknown namespace is no reason to allow
+            return Verdict(False, reason=f"mm2gov admission: cannot read the labels of namespace "
+                                         f"{request.get('namespace')!r} ({type(exc).__name__}); denied (fail closed)")
+        document = {"input": policy_input(request, labels)}
+        began = time.perf_counter()
+        try:
+            status, body = self.opa.request("POST", DECISION_PATH, document)
+        except (OSError, http.client.HTTPException) as exc:
+            return Verdict(False, reason=f"mm2gov admission: policy engine (OPA) unreachable "
+                                         f"({type(exc).__name__}); denied (fail closed)")
+        log.debug("OPA answered in %.1f ms", (time.perf_counter() - began) * 1000)
+        if status != 200:
+            return Verdict(False, reason=f"mm2gov admission: policy evaluation failed (OPA HTTP {status}); "
+                                         "denied (fail closed)")
+        return parse_verdict(body)
+
+    def _labels(self, namespace: str) -> dict[str, str]:
+        if not namespace or self.namespace_labels is None:
+            return {}
+        return self.namespace_labels(namespace)
+
+
+def parse_verdict(body: bytes) -> Verdict:
+    """OPA's answer → Verdict; anything but a well-formed decision is a denial."""
+    try:
+        result = json.loads(body).get("result")
+    except (ValueError, AttributeError):
+        result = None
+    if not isinstance(result, dict) or not isinstance(result.get("allowed"), bool) \
+            or not isinstance(result.get("violations"), list):
+        return Verdict(False, reason="mm2gov admission: the policy returned no decision (is the admission "
+                                     "package loaded?); denied (fail closed)")
+    violations = tuple(v for v in result["violations"] if isinstance(v, dict))
+    allowed = result["allowed"] and not violations and len(violations) == len(result["violations"])
+    if not allowed and not violations:
+        return Verdict(False, reason="mm2gov admission: denied without a reason from the policy (fail closed)")
+    return Verdict(allowed, violations)
+
+
+class NamespaceLabels:
+    """Namespace labels from the API server, cached for `ttl` seconds (a tenant label rarely changes)."""
+
+    def __init__(self, api_client: Any, ttl: float = 30.0) -> None:
+        from kubernetes import client
+
+        self.core = client.CoreV1Api(api_client)
+        self.ttl = ttl
+        self._cache: dict[str, tuple[float, dict[str, str]]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, namespace: str) -> dict[str, str]:
+        now = time.monotonic()
+        with self._lock:
+            cached = self._cache.get(namespace)
+        if cached and now - cached[0] < self.ttl:
+            return cached[1]
+        labels = dict(self.core.read_namespace(namespace, _request_timeout=2).metadata.labels or {})
+        with self._lock:
+            self._cache[namespace] = (now, labels)
+        return labels

@@ -1,0 +1,180 @@
+"""`mm2gov admission serve`: the ValidatingAdmissionWebhook over HTTPS (TLS 1.2+).
+
+`POST /validate` takes an AdmissionReview and answers one with the same `uid`;
+`GET /healthz` (the process serves), `/readyz` (OPA answers and the repo is loaded)
+and `/metrics` (Prometheus). Logs carry kind, namespace, name, result and rules,
+never the object. Each connection is served by its own thread with keep-alive;
+the TLS handshake happens in that thread, so a slow client cannot stall the others.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import ssl
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+
+from governance.admission.decider import AdmissionDecider, Verdict
+from governance.admission.review import MAX_BODY_BYTES, BadReview, denial_message, parse_review, response
+
+log = logging.getLogger("mm2gov.admission")
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.decisions = Counter("mm2gov_admission_decisions", "Admission decisions by result and kind",
+                                 ["result", "kind"], registry=self.registry)
+        self.violations = Counter("mm2gov_admission_violations", "Violations in denials, by rule", ["rule"],
+                                  registry=self.registry)
+        self.latency = Histogram("mm2gov_admission_duration_seconds", "Time to answer a review",
+                                 buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0, 2.5),
+                                 registry=self.registry)
+        self.bad_requests = Counter("mm2gov_admission_bad_requests", "Requests that were not AdmissionReviews",
+                                    registry=self.registry)
+
+    def record(self, kind: str, verdict: Verdict, seconds: float) -> None:
+        self.decisions.labels("allowed" if verdict.allowed else "denied", kind).inc()
+        for violation in verdict.violations:
+            self.violations.labels(str(violation.get("rule", "unknown"))).inc()
+        if not verdict.allowed and not verdict.violations:
+            self.violations.labels("fail_closed").inc()
+        self.latency.observe(seconds)
+
+
+class WebhookServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], decider: AdmissionDecider, tls: ssl.SSLContext) -> None:
+        super().__init__(address, WebhookHandler)
+        self.decider = decider
+        self.metrics = Metrics()
+        self.tls = tls
+
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        """A client that breaks off (bad TLS, reset) is a debug line, not a traceback on stderr."""
+        log.debug("connection from %s ended with an error", client_address[0], exc_info=True)
+
+    def get_request(self):  # type: ignore[no-untyped-def]
+        sock, address = super().get_request()
+        return self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+
+def tls_context(cert: Path, key: Path) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(str(cert), str(key))
+    return context
+
+
+class WebhookHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the API server reuses connections
+    server: WebhookServer
+    timeout = 30
+
+    def setup(self) -> None:
+        super().setup()
+        try:
+            self.connection.do_handshake()  # type: ignore[attr-defined]
+        except (ssl.SSLError, OSError):
+            self.close_connection = True
+            raise
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (ssl.SSLError, ConnectionError, TimeoutError):
+            self.close_connection = True
+
+    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, document: dict) -> None:
+        self._send(status, json.dumps(document, separators=(",", ":")).encode())
+
+    def do_GET(self) -> None:
+        if self.path == "/healthz":
+            self._send(200, b"ok\n", "text/plain")
+        elif self.path == "/readyz":
+            ready = self.server.decider.ready()
+            self._send(200 if ready else 503, b"ready\n" if ready else b"not ready\n", "text/plain")
+        elif self.path == "/metrics":
+            self._send(200, generate_latest(self.server.metrics.registry), CONTENT_TYPE_LATEST)
+        else:
+            self._send(404, b"not found\n", "text/plain")
+
+    def do_POST(self) -> None:
+        began = time.perf_counter()
+        if self.path.split("?")[0] != "/validate":
+            self._send(404, b"not found\n", "text/plain")
+            return
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        try:
+            length = int(self.headers.get("Content-Length") or "-1")
+        except ValueError:
+            length = -1
+        if content_type != "application/json" or not 0 <= length <= MAX_BODY_BYTES:
+            self.server.metrics.bad_requests.inc()
+            self.close_connection = True  # the body (if any) is not read: the connection cannot be reused
+            self._send_json(400 if content_type == "application/json" else 415,
+                            {"error": "expected an application/json AdmissionReview with a Content-Length "
+                                      f"of at most {MAX_BODY_BYTES} bytes"})
+            return
+        body = self.rfile.read(length)
+        try:
+            request = parse_review(body)
+        except BadReview as exc:
+            self.server.metrics.bad_requests.inc()
+            log.warning("bad AdmissionReview: %s", exc)
+            if exc.uid is None:
+                self._send_json(400, {"error": str(exc)})
+            else:
+                self._send_json(200, response(exc.uid, False, f"mm2gov admission: malformed request: {exc}", 400))
+            return
+        verdict = self._decide(request)
+        kind = request["kind"]["kind"]
+        message = denial_message(list(verdict.violations)) if verdict.violations else verdict.reason
+        self._send_json(200, response(request["uid"], verdict.allowed, message))
+        seconds = time.perf_counter() - began
+        self.server.metrics.record(kind[:64], verdict, seconds)
+        log.info("%s %s %s/%s: %s%s (%.1f ms)", request["operation"], kind[:64], request.get("namespace", "")[:64],
+                 request.get("name", "")[:64], "allowed" if verdict.allowed else "denied",
+                 "".join(f" {v.get('rule')}" for v in verdict.violations[:10]), seconds * 1000)
+
+    def _decide(self, request: dict) -> Verdict:
+        try:
+            return self.server.decider.decide(request)
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong, the answer is a denial
+            log.error("decision failed: %s", type(exc).__name__)
+            return Verdict(False, reason=f"mm2gov admission: internal error ({type(exc).__name__}); denied "
+                                         "(fail closed)")
+
+    def log_message(self, format: str, *args: object) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+
+def serve(repo: Path, opa_url: str, cert: Path, key: Path, host: str, port: int, namespace_labels=None,
+          reload_interval: float = 2.0, ready_callback=None) -> None:
+    """Serve until interrupted (SIGINT/SIGTERM end `serve_forever` through the CLI's signal handler)."""
+    decider = AdmissionDecider(repo, opa_url, namespace_labels)
+    decider.load_repo()
+    decider.watch(reload_interval)
+    server = WebhookServer((host, port), decider, tls_context(cert, key))
+    log.info("admission webhook on https://%s:%d/validate (repo %s, OPA %s)", host, server.server_address[1],
+             repo, opa_url)
+    if ready_callback is not None:
+        ready_callback(server)
+    try:
+        server.serve_forever(poll_interval=0.5)
+    finally:
+        decider.stop()
+        server.server_close()

@@ -1,0 +1,117 @@
+"""Rotation on the real stack: old password works until rotation, fails after; the MM2 restarted with
+the new secret keeps replicating; the flow's KafkaMirrorMaker2 gets a rollout annotation; the other
+tenant is untouched. Tenants rot-a and rot-b are this module's own."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
+
+from governance.devstack.repo import write_stack_repo
+from governance.kafka.admin import admin_client, create_topics
+from governance.kafka.records import Record, produce, read
+from governance.secrets.store import DirSecretStore
+from tests.conftest import run_cli
+
+FLOW = "rot-a-source-to-target"
+
+
+def authenticates(config: dict) -> bool:
+    try:
+        AdminClient({**config, "log_level": 0}).list_topics(timeout=10)
+        return True
+    except KafkaException:
+        return False
+
+
+@pytest.fixture(scope="module")
+def rotation(stack, tmp_path_factory):
+    root = tmp_path_factory.mktemp("rotation")
+    repo, store, out = root / "repo", root / "store", root / "out"
+    write_stack_repo(stack, repo, ["rot-a", "rot-b"], strimzi_namespaces={"target": "kafka-rot"})
+    kubeconfig = stack.write_kubeconfig(root / "kubeconfig")
+    from kubernetes import utils
+
+    utils.create_from_yaml(stack.kube.client(), yaml_objects=[
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kafka-rot"}}])
+    stack.export_secret_store(store)
+    for args in (("secrets", "issue", str(repo), "--to", f"dir:{store}"),
+                 ("apply", str(repo), "--secrets-dir", str(store), "--kubeconfig", str(kubeconfig)),
+                 ("generate", str(repo), "--out", str(out), "--secrets-path", str(store))):
+        done = run_cli(*args)
+        assert done.returncode == 0, done.stderr
+    source = stack.kafka["source"]
+    create_topics(admin_client(source.admin_config()), ["rot-a.orders"])
+    produce(source.admin_config(), "rot-a.orders", [Record(b"1", b"before rotation")])
+    return {"repo": repo, "store": store, "out": out, "kubeconfig": kubeconfig}
+
+
+def user_config(stack, store, cluster: str, user: str, password=None) -> dict:
+    password = password or DirSecretStore(store).get(f"scram-{cluster}-{user}", "password")
+    return stack.kafka[cluster].client_config(user, password)
+
+
+def test_rotation_replaces_credentials_and_mm2_keeps_replicating(stack, rotation):
+    store = DirSecretStore(rotation["store"])
+    old_a = store.get("scram-source-rot-a-app", "password")
+    old_b = store.get("scram-source-rot-b-app", "password")
+    assert authenticates(user_config(stack, rotation["store"], "source", "rot-a-app", old_a))
+    properties = rotation["out"] / "mm2" / f"{FLOW}.properties"
+    stack.start_mirrormaker(FLOW, properties)
+    try:
+        target_reader = user_config(stack, rotation["store"], "target", "rot-a-app")
+        first = read(target_reader, "source.rot-a.orders", 1, timeout=120, group="rot-a-check1")
+        assert first.error is None and [r.value for r in first.records] == [b"before rotation"]
+
+        done = run_cli("--log-level", "debug", "secrets", "rotate", str(rotation["repo"]), "--to",
+                       f"dir:{rotation['store']}", "--tenant", "rot-a", "--kubeconfig", str(rotation["kubeconfig"]),
+                       "--format", "json")
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        rotated = {r["secret"]: r for r in result["rotated"]}
+        assert set(rotated) == {"scram-source-rot-a-app", "scram-target-rot-a-app",
+                                f"scram-source-mm2-{FLOW}", f"scram-target-mm2-{FLOW}"}
+        assert {r["generation"] for r in rotated.values()} == {2}
+        assert result["restart_flows"] == [FLOW]
+        assert result["rolled"] == [f"KafkaMirrorMaker2 kafka-rot/{FLOW}"]
+        assert old_a.reveal() not in done.stdout + done.stderr
+
+        # the old password stopped working, the new one works; the other tenant is untouched
+        assert not authenticates(user_config(stack, rotation["store"], "source", "rot-a-app", old_a))
+        assert authenticates(user_config(stack, rotation["store"], "source", "rot-a-app"))
+        assert store.get("scram-source-rot-b-app", "password") == old_b
+        assert authenticates(user_config(stack, rotation["store"], "source", "rot-b-app", old_b))
+        assert store.annotations("scram-source-rot-a-app")["mm2gov.io/generation"] == "2"
+        assert store.get("scram-source-rot-a-app", "sasl.jaas.config").reveal().endswith(
+            f'password="{store.get("scram-source-rot-a-app", "password").reveal()}";')
+
+        stack.stop_mirrormaker(FLOW)  # what the rollout does to a pod: restart with the new secret
+        stack.start_mirrormaker(FLOW, properties)
+        produce(stack.kafka["source"].admin_config(), "rot-a.orders", [Record(b"2", b"after rotation")])
+        target_reader = user_config(stack, rotation["store"], "target", "rot-a-app")
+        after = read(target_reader, "source.rot-a.orders", 2, timeout=120, group="rot-a-check2")
+        assert after.error is None
+        assert [r.value for r in after.records] == [b"before rotation", b"after rotation"]
+    finally:
+        if FLOW in stack.mirrormakers:
+            stack.stop_mirrormaker(FLOW)
+
+
+def test_rollout_annotation_is_on_the_kafkamirrormaker2(stack, rotation):
+    from kubernetes import client
+
+    mm2 = client.CustomObjectsApi(stack.kube.client()).get_namespaced_custom_object(
+        "kafka.strimzi.io", "v1", "kafka-rot", "kafkamirrormaker2s", FLOW)
+    annotations = mm2["spec"]["template"]["pod"]["metadata"]["annotations"]
+    assert annotations["mm2gov.io/credentials-generation"].startswith("20")
+
+
+def test_rotating_an_unknown_tenant_is_exit_3_and_changes_nothing(rotation):
+    before = sorted((p.name, p.read_bytes()) for p in rotation["store"].rglob("password"))
+    done = run_cli("secrets", "rotate", str(rotation["repo"]), "--to", f"dir:{rotation['store']}",
+                   "--tenant", "nobody")
+    assert done.returncode == 3 and "error: unknown tenant 'nobody'" in done.stderr
+    assert sorted((p.name, p.read_bytes()) for p in rotation["store"].rglob("password")) == before
