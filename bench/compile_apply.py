@@ -20,11 +20,9 @@ import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-sys.path.insert(0, str(REPO_ROOT / "bench"))
+sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
 
-from policy import write_repo  # noqa: E402
-
+from bench.policy import write_repo  # noqa: E402
 from governance.compile.desired import compile_desired  # noqa: E402
 from governance.compile.write import write_outputs  # noqa: E402
 from governance.config import load_inventory  # noqa: E402

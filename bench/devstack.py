@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from governance.devstack.process import group_members
-from governance.devstack.stack import Stack, StackSpec
-from governance.kafka.admin import admin_client, create_topics
+sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (bench/secrets.py: stdlib name)
+
+from governance.devstack.process import group_members  # noqa: E402
+from governance.devstack.stack import Stack, StackSpec  # noqa: E402
+from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 
 
 def rss_bytes(pids: list[int]) -> int:

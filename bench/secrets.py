@@ -12,17 +12,14 @@ Usage: python bench/secrets.py [--principals N] [--algorithms ec,rsa2048]
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-# this file is named like the stdlib `secrets` module: keep its folder off the import path
-sys.path[:] = [p for p in sys.path if p not in ("", __file__.rsplit("/", 1)[0])]
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: this file would shadow the stdlib `secrets`
 
 import argparse  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
 
 from governance.compile.desired import DesiredState  # noqa: E402
 from governance.config.schema import Cluster  # noqa: E402

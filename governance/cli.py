@@ -543,7 +543,8 @@ def admission_serve(repo: Path, tls_cert: Path, tls_key: Path, host: str, port: 
             click.echo(f"serving https://{host}:{server.server_address[1]}/validate", err=True)
 
         try:
-            serve(repo, engine.url, tls_cert, tls_key, host, port, labels, reload_interval, on_ready)
+            serve(repo, engine.url, tls_cert, tls_key, host, port, labels, reload_interval, on_ready,
+                  engine.upload_builtin if opa_url else None)
         except OSError as exc:
             raise MM2GovError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 

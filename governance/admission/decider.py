@@ -27,6 +27,7 @@ from governance.policy.input import build_input
 log = logging.getLogger("mm2gov.admission")
 DECISION_PATH = "/v1/data/mm2gov/admission/decision"
 REPO_DATA_PATH = "/v1/data/mm2gov_repo"
+SCOPES_DATA_PATH = "/v1/data/mm2gov_scopes"  # optional: makes grants received one lookup
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ class OpaConnection:
             self._local.connection = connection
         return connection
 
-    def request(self, method: str, path: str, document: Any) -> tuple[int, bytes]:
-        body = json.dumps(document).encode()
+    def request(self, method: str, path: str, document: Any = None) -> tuple[int, bytes]:
+        body = None if document is None else json.dumps(document).encode()
         for attempt in (1, 2):  # a keep-alive connection OPA closed is retried once, fresh
             connection = self._connection()
             try:
@@ -79,39 +80,70 @@ def repo_signature(root: Path) -> tuple:
 
 
 class AdmissionDecider:
-    def __init__(self, repo: Path, opa_url: str, namespace_labels=None, timeout: float = 2.0) -> None:
+    def __init__(self, repo: Path, opa_url: str, namespace_labels=None, timeout: float = 2.0,
+                 upload_policies=None) -> None:
         self.repo = repo
+        self.upload_policies = upload_policies  # callable: put the policy modules back into a restarted OPA
         self.opa = OpaConnection(opa_url, timeout)
         self.namespace_labels = namespace_labels  # callable namespace -> labels, or None
         self.signature: tuple = ()
+        self.document: dict[str, Any] | None = None  # the last good repo, as pushed to OPA
         self.loaded = False
         self._stop = threading.Event()
 
     # -- the repo as OPA data -----------------------------------------------------------------
     def load_repo(self) -> bool:
-        """Push the repo to OPA when it changed; False (last good one kept) when it is invalid."""
+        """Keep OPA's copy of the repo current: re-read it when its files change (an invalid repo
+        keeps the last good one), and push it again when OPA lost it (a restarted OPA)."""
         signature = repo_signature(self.repo)
-        if signature == self.signature and self.loaded:
+        if signature != self.signature or self.document is None:
+            self.signature = signature
+            try:
+                document = build_input(load_inventory(self.repo))
+            except MM2GovError as exc:
+                log.error("governance repo %s is invalid, keeping the last good one: %s", self.repo,
+                          str(exc).splitlines()[0])
+                return False
+            document.pop("locations", None)
+            self.document, self.loaded = document, False
+        if self.loaded and self._opa_has_repo():
             return True
         try:
-            document = build_input(load_inventory(self.repo))
-        except MM2GovError as exc:
-            log.error("governance repo %s is invalid, keeping the last good one: %s", self.repo,
-                      str(exc).splitlines()[0])
-            self.signature = signature
-            return False
-        document.pop("locations", None)
-        try:
-            status, _ = self.opa.request("PUT", REPO_DATA_PATH, document)
-        except (OSError, http.client.HTTPException) as exc:
+            if self.loaded and self.upload_policies is not None:  # OPA lost the data: it restarted
+                log.warning("OPA lost the governance repo (restarted?): uploading policies and repo again")
+                self.upload_policies()
+            self.opa.request("DELETE", SCOPES_DATA_PATH)  # never new repo data with old scopes
+            status, _ = self.opa.request("PUT", REPO_DATA_PATH, self.document)
+            if status < 300:
+                self._push_scopes()
+        except (OSError, http.client.HTTPException, MM2GovError) as exc:
             log.error("cannot push the governance repo to OPA: %s", type(exc).__name__)
             return False
         if status >= 300:
             log.error("OPA refused the governance repo: HTTP %d", status)
             return False
-        self.signature, self.loaded = signature, True
-        log.info("governance repo %s loaded (%d tenants)", self.repo, len(document["tenants"]))
+        self.loaded = True
+        log.info("governance repo %s pushed to OPA (%d tenants)", self.repo, len(self.document["tenants"]))
         return True
+
+    def _push_scopes(self) -> None:
+        """The repo decision's scopes as data: the admission rules read a tenant's grants from them."""
+        status, body = self.opa.request("POST", "/v1/data/mm2gov/decision", {"input": self.document})
+        try:
+            scopes = json.loads(body)["result"]["scopes"] if status == 200 else None
+        except (ValueError, KeyError, TypeError):
+            scopes = None
+        if isinstance(scopes, dict):
+            self.opa.request("PUT", SCOPES_DATA_PATH, scopes)
+        else:
+            log.warning("no scopes from the repo decision (HTTP %d): grants are looked up the slow way", status)
+
+    def _opa_has_repo(self) -> bool:
+        try:
+            status, body = self.opa.request("GET", REPO_DATA_PATH + "/clusters")
+        except (OSError, http.client.HTTPException):
+            return False
+        return status == 200 and b'"result"' in body
 
     def watch(self, interval: float) -> threading.Thread:
         def loop() -> None:
@@ -129,13 +161,7 @@ class AdmissionDecider:
         self._stop.set()
 
     def ready(self) -> bool:
-        if not self.loaded:
-            return False
-        try:
-            status, _ = self.opa.request("POST", "/v1/data/mm2gov_repo/clusters", {})
-        except (OSError, http.client.HTTPException):
-            return False
-        return status == 200
+        return self.loaded and self._opa_has_repo()
 
     # -- decisions ----------------------------------------------------------------------------
     def decide(self, request: dict[str, Any]) -> Verdict:

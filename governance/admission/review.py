@@ -63,6 +63,8 @@ def parse_review(body: bytes) -> dict[str, Any]:
     kind = request.get("kind")
     if not isinstance(kind, dict) or not isinstance(kind.get("kind"), str):
         raise BadReview("request.kind.kind is missing", uid)
+    if kind["kind"] not in GOVERNED_KINDS:  # the webhook is registered for these only: anything else is a mistake
+        raise BadReview(f"kind {kind['kind'][:64]!r} is not one mm2gov governs ({', '.join(GOVERNED_KINDS)})", uid)
     if request.get("operation") not in ("CREATE", "UPDATE", "DELETE", "CONNECT"):
         raise BadReview("request.operation is not CREATE, UPDATE, DELETE or CONNECT", uid)
     for field in ("namespace", "name"):
@@ -73,6 +75,10 @@ def parse_review(body: bytes) -> dict[str, Any]:
             raise BadReview(f"request.{field} is not an object", uid)
     if request["operation"] in ("CREATE", "UPDATE") and not isinstance(request.get("object"), dict):
         raise BadReview("request.object is missing", uid)
+    for field in ("object", "oldObject"):
+        obj = request.get(field)
+        if isinstance(obj, dict) and obj.get("kind") != kind["kind"]:
+            raise BadReview(f"request.{field}.kind does not match request.kind ({kind['kind']})", uid)
     return request
 
 

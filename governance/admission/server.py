@@ -163,9 +163,9 @@ class WebhookHandler(BaseHTTPRequestHandler):
 
 
 def serve(repo: Path, opa_url: str, cert: Path, key: Path, host: str, port: int, namespace_labels=None,
-          reload_interval: float = 2.0, ready_callback=None) -> None:
+          reload_interval: float = 2.0, ready_callback=None, upload_policies=None) -> None:
     """Serve until interrupted (SIGINT/SIGTERM end `serve_forever` through the CLI's signal handler)."""
-    decider = AdmissionDecider(repo, opa_url, namespace_labels)
+    decider = AdmissionDecider(repo, opa_url, namespace_labels, upload_policies=upload_policies)
     decider.load_repo()
     decider.watch(reload_interval)
     server = WebhookServer((host, port), decider, tls_context(cert, key))

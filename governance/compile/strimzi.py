@@ -136,7 +136,7 @@ def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> dict[str, Any]:
 
 def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindings: ClusterBindings,
                     kafka_version: str, topics: Sequence[RemoteTopic] = (),
-                    owners: dict[str, str] | None = None) -> list[dict[str, Any]]:
+                    principal_tenants: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """All Strimzi objects, sorted by kind, namespace and name."""
     objects = [mirror_maker(tenant, flow, clusters, kafka_version)
                for tenant, scope in scopes.items() for flow in scope["flows"]
@@ -156,5 +156,5 @@ def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindin
                     f"clusters.yaml: clusters {owners[key]} and {alias} share Strimzi namespace "
                     f"{key[0]!r}, so both would need a KafkaUser named {key[1]!r}; give each cluster its own namespace")
             owners[key] = alias
-            objects.append(kafka_user(alias, cluster, principal, items, (owners or {}).get(principal)))
+            objects.append(kafka_user(alias, cluster, principal, items, (principal_tenants or {}).get(principal)))
     return sorted(objects, key=lambda o: (o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]))

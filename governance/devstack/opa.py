@@ -17,6 +17,7 @@ class OpaServer:
     port: int
     bundle_dirs: list[Path] = field(default_factory=list)
     process: ManagedProcess | None = None
+    log_level: str = "info"  # "error" where every request would otherwise be a log line (load tests)
 
     @property
     def url(self) -> str:
@@ -31,7 +32,8 @@ class OpaServer:
             name="opa",
             argv=[
                 str(opa), "run", "--server", "--addr", f"{LOOPBACK}:{self.port}",
-                "--disable-telemetry", "--config-file", str(config), "--log-level", "info", "--log-format", "json",
+                "--disable-telemetry", "--config-file", str(config), "--log-level", self.log_level,
+                "--log-format", "json",
                 *[str(d) for d in self.bundle_dirs],
             ],
             log_path=self.run_dir / "opa" / "opa.log",

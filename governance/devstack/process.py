@@ -28,7 +28,9 @@ def free_port() -> int:
 
 
 def ensure_port_free(port: int, component: str) -> None:
+    """Nothing listens on `port` (connections of a stopped server lingering in TIME_WAIT do not count)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((LOOPBACK, port))
         except OSError:

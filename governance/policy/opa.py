@@ -89,6 +89,10 @@ class OpaEngine:
         except Exception:  # noqa: BLE001 - any failure to reach OPA is the same answer for the user
             raise PolicyError(f"OPA unreachable at {self.url}: cannot evaluate policies, denying") from None
 
+    def upload_builtin(self) -> None:
+        """Upload the built-in modules again (an external OPA that restarted has lost them)."""
+        self._upload(self.builtin)
+
     def use_extra_modules(self, modules: list[PolicyModule]) -> None:
         """Replace the organisation modules (a plan's base and head may each have their own)."""
         assert self.client is not None, "use OpaEngine as a context manager"

@@ -1,0 +1,168 @@
+# Tests of mm2gov.admission.lib, and the requests every admission test builds
+# on: the repo is mm2gov.lib.input_test's `base` (payments with a default flow
+# onprem -> cloud and a grant to marketing; marketing, read-only, with an
+# identity flow cloud -> onprem); tests change one thing of a clean request.
+package mm2gov.admission.lib_test
+
+import data.mm2gov.admission
+import data.mm2gov.admission.lib
+import data.mm2gov.lib.input_test as fx
+
+# ---- fixtures -------------------------------------------------------------
+
+repo := fx.base
+
+request(kind, name, tenant, obj) := {
+	"operation": "CREATE",
+	"kind": kind,
+	"namespace": "kafka-cloud",
+	"name": name,
+	"tenant": tenant,
+	"old_tenant": "",
+	"object": obj,
+	"patterns": {},
+}
+
+# The decision on a request against `repo`.
+decide(req) := d if {
+	d := admission.decision with input as req with data.mm2gov_repo as repo
+}
+
+# The decision against another repo.
+decide_in(req, other) := d if {
+	d := admission.decision with input as req with data.mm2gov_repo as other
+}
+
+# {location, ...} of the violations of `rule`.
+hits(decision, rule) := {v.location | some v in decision.violations; v.rule == rule}
+
+rules(decision) := {v.rule | some v in decision.violations}
+
+# The message of the one violation of `rule`.
+message(decision, rule) := msg if {
+	msgs := [v.message | some v in decision.violations; v.rule == rule]
+	count(msgs) == 1
+	msg := msgs[0]
+}
+
+# Facts Python sends for a regex with one alternative.
+facts(regex, literal) := {
+	"regex": regex,
+	"case_insensitive": false,
+	"alternatives": [{"literal_prefix": literal, "exact": false}],
+}
+
+# ---- the request ----------------------------------------------------------
+
+test_fields_read_defensively if {
+	lib.operation == "" with input as "garbage"
+	lib.kind == "" with input as {"kind": 7}
+	lib.obj == {} with input as {"object": []}
+	lib.spec == {} with input as {"object": {"spec": "x"}}
+	lib.labels == {} with input as {"object": {"metadata": {"labels": null}}}
+	lib.annotations == {"a": "b"} with input as {"object": {"metadata": {"annotations": {"a": "b"}}}}
+}
+
+test_content_checked_only_on_create_and_update if {
+	lib.content_checked with input as {"operation": "CREATE"}
+	lib.content_checked with input as {"operation": "UPDATE"}
+	not lib.content_checked with input as {"operation": "DELETE"}
+	not lib.content_checked with input as {"operation": "CONNECT"}
+}
+
+test_subject if {
+	lib.subject == "KafkaUser payments-app" with input as {"kind": "KafkaUser", "name": "payments-app"}
+	lib.subject == "KafkaUser (unnamed)" with input as {"kind": "KafkaUser"}
+}
+
+test_pointer_escapes_slash_and_tilde if {
+	lib.pointer(["metadata", "labels", "mm2gov.io/tenant"]) == "metadata/labels/mm2gov.io~1tenant"
+	lib.pointer(["spec", "mirrors", 0, "a~b"]) == "spec/mirrors/0/a~0b"
+}
+
+test_is_false if {
+	lib.is_false(false)
+	lib.is_false("false")
+	lib.is_false(" FALSE ")
+	not lib.is_false(true)
+	not lib.is_false("no")
+	not lib.is_false(null)
+}
+
+test_as_string if {
+	lib.as_string("a") == "a"
+	lib.as_string(1) == ""
+}
+
+# ---- the tenant -----------------------------------------------------------
+
+test_tenant_names if {
+	lib.tenant_users == {"payments-app", "mm2-payments-onprem-to-cloud"} with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+	lib.all_remote_prefixes == {"onprem.payments."} with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+	lib.internal_prefixes == {"mm2gov.payments-onprem-to-cloud."} with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+	lib.all_remote_prefixes == {"marketing."} with input as {"tenant": "marketing"} with data.mm2gov_repo as repo
+}
+
+test_unknown_tenant_is_undefined if {
+	not lib.tenant with input as {"tenant": "nobody"} with data.mm2gov_repo as repo
+	lib.flows == [] with input as {"tenant": "nobody"} with data.mm2gov_repo as repo
+	lib.repo_clusters == {} with data.mm2gov_repo as {}
+}
+
+test_principal_access_merges_duplicates if {
+	twice := fx.repo([fx.tenant("risk", {"principals": [
+		{"name": "User:risk-app", "access": ["read"]},
+		{"name": "User:risk-app", "access": ["write"]},
+	]})])
+	lib.principal_access("risk-app") == {"read", "write"} with input as {"tenant": "risk"} with data.mm2gov_repo as twice
+	lib.principal_access("other") == set() with input as {"tenant": "risk"} with data.mm2gov_repo as twice
+}
+
+test_grants_received_with_remote_names if {
+	lib.granted_prefixes == {"payments.public.", "onprem.payments.public."} with input as {"tenant": "marketing"} with data.mm2gov_repo as repo
+	lib.granted_prefixes == set() with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+}
+
+# With the repo decision's scopes pushed as data.mm2gov_scopes, grants come
+# from there, not from a walk over every tenant.
+test_grants_received_from_pushed_scopes if {
+	scopes := data.mm2gov.scopes.scopes with input as repo
+	lib.granted_prefixes == {"payments.public.", "onprem.payments.public."} with input as {"tenant": "marketing"}
+		with data.mm2gov_repo as repo
+		with data.mm2gov_scopes as scopes
+	lib.granted_prefixes == set() with input as {"tenant": "marketing"}
+		with data.mm2gov_repo as repo
+		with data.mm2gov_scopes as {"marketing": {"grants_received": []}}
+}
+
+test_invalid_grants_are_not_received if {
+	bad := object.union(fx.payments, {"grants": [
+		{"to": "marketing", "topics": ["payments.x."], "access": ["read", "write"]},
+		{"to": "marketing", "topics": ["payments.y.", "risk."], "access": ["read"]},
+		{"to": "marketing", "topics": ["*"], "access": ["read"]},
+	]})
+	lib.granted_prefixes == set() with input as {"tenant": "marketing"} with data.mm2gov_repo as fx.repo([bad, fx.marketing])
+}
+
+test_admin_secrets if {
+	lib.admin_secrets == {["cluster-admin", "onprem"], ["cluster-admin", "cloud"], ["cluster-admin", "dr"], ["cluster-ca-key", "onprem"], ["cluster-ca-key", "cloud"], ["cluster-ca-key", "dr"]} with data.mm2gov_repo as repo
+}
+
+# ---- names ----------------------------------------------------------------
+
+test_inside_needs_the_separator if {
+	lib.inside("payments.orders", ["payments."])
+	not lib.inside("payments", ["payments."])
+	not lib.inside(7, ["payments."])
+}
+
+test_dns_safe_as_secrets_names_py if {
+	lib.dns_safe("payments-app") == "payments-app"
+	lib.dns_safe("Payments_Batch") == "payments-batch-2f5f6dfb"
+	lib.dns_safe(concat("", ["a" | some _ in numbers.range(1, 201)])) == concat("", [concat("", ["a" | some _ in numbers.range(1, 180)]), "-", substring(crypto.sha256(concat("", ["a" | some _ in numbers.range(1, 201)])), 0, 8)])
+}
+
+test_text_list_sorts if {
+	lib.text_list({"b", "a"}) == "a, b"
+	lib.text_list([2, 1]) == "1, 2"
+}

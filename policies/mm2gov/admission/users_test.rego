@@ -1,0 +1,190 @@
+package mm2gov.admission.rules.users_test
+
+import data.mm2gov.admission.lib_test as t
+
+acl(type, name, pattern, ops) := {"resource": {"type": type, "name": name, "patternType": pattern}, "operations": ops, "host": "*"}
+
+topic(name, ops) := acl("topic", name, "prefix", ops)
+
+group(name, ops) := acl("group", name, "prefix", ops)
+
+cluster_describe := {"resource": {"type": "cluster"}, "operations": ["Describe"], "host": "*"}
+
+user_object(name, acls) := {
+	"apiVersion": "kafka.strimzi.io/v1",
+	"kind": "KafkaUser",
+	"metadata": {"name": name, "namespace": "kafka-cloud", "labels": {"strimzi.io/cluster": "cloud"}},
+	"spec": {
+		"authentication": {"type": "scram-sha-512"},
+		"authorization": {"type": "simple", "acls": acls},
+	},
+}
+
+user(tenant, name, acls) := t.request("KafkaUser", name, tenant, user_object(name, acls))
+
+payments_app(acls) := t.decide(user("payments", "payments-app", acls))
+
+marketing_app(acls) := t.decide(user("marketing", "marketing-app", acls))
+
+mm2(acls) := t.decide(user("payments", "mm2-payments-onprem-to-cloud", acls))
+
+# ---- principals ---------------------------------------------------------------
+
+test_principal_as_acls_py_pass if {
+	d := payments_app([
+		topic("payments.", ["Read", "Write", "Describe"]),
+		acl("topic", "payments.orders", "literal", ["Read"]),
+		group("payments-", ["Read"]),
+		topic("onprem.payments.", ["Read", "Describe"]),
+	])
+	d == {"allowed": true, "violations": []}
+}
+
+test_user_without_acls_pass if {
+	t.decide(t.request("KafkaUser", "payments-app", "payments", {"spec": {"authentication": {"type": "tls"}}})).allowed
+}
+
+test_legacy_single_operation_pass if {
+	t.decide(user("payments", "payments-app", [{"resource": {"type": "topic", "name": "payments.", "patternType": "prefix"}, "operation": "Read"}])).allowed
+}
+
+test_wildcard_topic_fires if {
+	d := payments_app([topic("*", ["Read"])])
+	t.rules(d) == {"admission_user_acl_wildcard"}
+	t.hits(d, "admission_user_acl_wildcard") == {"spec/authorization/acls/0/resource/name"}
+	d.violations[0].severity == "critical"
+	t.message(d, "admission_user_acl_wildcard") == "KafkaUser payments-app: ACL 0 allows Read on topic name '*', which covers every topic of the cluster; name a topic inside tenant payments's names (mm2gov.payments-onprem-to-cloud., onprem.payments., payments.)"
+}
+
+test_empty_or_missing_names_are_wildcards if {
+	d := payments_app([group("", ["Read"]), {"resource": {"type": "topic"}, "operations": ["Read"]}, acl("topic", 5, "literal", ["Read"])])
+	t.hits(d, "admission_user_acl_wildcard") == {"spec/authorization/acls/0/resource/name", "spec/authorization/acls/1/resource/name", "spec/authorization/acls/2/resource/name"}
+	t.rules(d) == {"admission_user_acl_wildcard"}
+}
+
+test_wildcard_transactional_id_fires if {
+	d := payments_app([acl("transactionalId", "*", "literal", ["Write"])])
+	t.rules(d) == {"admission_user_acl_wildcard", "admission_user_acl_operation"}
+	contains(t.message(d, "admission_user_acl_wildcard"), "(mm2gov grants none of this type)")
+}
+
+test_prefix_without_separator_fires if {
+	d := payments_app([topic("payments", ["Read"])])
+	t.rules(d) == {"admission_user_acl_outside_scope"}
+	t.message(d, "admission_user_acl_outside_scope") == "KafkaUser payments-app: ACL 0 allows Read on topic prefix 'payments', which is outside tenant payments's topic names (mm2gov.payments-onprem-to-cloud., onprem.payments., payments.); use a name that starts with one of those prefixes, separator included"
+}
+
+test_other_tenants_names_fire if {
+	d := payments_app([topic("marketing.", ["Read"]), group("marketing-", ["Read"])])
+	t.rules(d) == {"admission_user_acl_outside_scope"}
+	t.hits(d, "admission_user_acl_outside_scope") == {"spec/authorization/acls/0/resource/name", "spec/authorization/acls/1/resource/name"}
+	some v in d.violations
+	v.location == "spec/authorization/acls/1/resource/name"
+	contains(v.message, "outside tenant payments's group names (mm2gov.payments-onprem-to-cloud., payments-)")
+}
+
+test_deny_acls_pass if {
+	payments_app([{"type": "deny", "resource": {"type": "topic", "name": "*"}, "operations": ["All"]}]).allowed
+}
+
+test_operations_beyond_access_fire if {
+	d := payments_app([topic("payments.", ["Read", "Alter", "Delete"])])
+	t.rules(d) == {"admission_user_acl_operation"}
+	t.hits(d, "admission_user_acl_operation") == {"spec/authorization/acls/0/operations"}
+	t.message(d, "admission_user_acl_operation") == "KafkaUser payments-app: ACL 0 allows Alter, Delete on topic prefix 'payments.', beyond what principal User:payments-app (access read, write) may do there (Describe, Read, Write); remove Alter, Delete"
+}
+
+test_writing_remote_topics_fires if {
+	d := payments_app([topic("onprem.payments.", ["Write"])])
+	t.rules(d) == {"admission_user_acl_operation"}
+}
+
+test_read_only_principal_cannot_write if {
+	d := marketing_app([topic("marketing.", ["Write"])])
+	t.rules(d) == {"admission_user_acl_operation"}
+	contains(t.message(d, "admission_user_acl_operation"), "principal User:marketing-app (access read) may do there (Describe, Read)")
+}
+
+test_write_only_principal_cannot_read_groups if {
+	writer := object.union(t.repo, {"tenants": {"payments": {"principals": [{"name": "User:payments-app", "access": ["write"]}]}}})
+	d := t.decide_in(user("payments", "payments-app", [group("payments-", ["Read"]), topic("payments.", ["Write"])]), writer)
+	t.rules(d) == {"admission_user_acl_operation"}
+	contains(t.message(d, "admission_user_acl_operation"), "(nothing: mm2gov grants it no such ACL)")
+}
+
+test_cluster_acl_for_principal_fires if {
+	d := payments_app([cluster_describe])
+	t.rules(d) == {"admission_user_acl_operation"}
+	contains(t.message(d, "admission_user_acl_operation"), "allows Describe on the cluster, beyond what principal User:payments-app")
+}
+
+test_granted_topics_pass if {
+	d := marketing_app([topic("payments.public.", ["Read", "Describe"]), topic("onprem.payments.public.", ["Read"])])
+	d.allowed
+}
+
+test_granted_topics_are_read_only if {
+	d := marketing_app([topic("payments.public.", ["Write"]), topic("payments.secret.", ["Read"])])
+	t.hits(d, "admission_user_acl_operation") == {"spec/authorization/acls/0/operations"}
+	t.hits(d, "admission_user_acl_outside_scope") == {"spec/authorization/acls/1/resource/name"}
+	some v in d.violations
+	v.rule == "admission_user_acl_operation"
+	contains(v.message, "may do there (Describe, Read)")
+}
+
+test_unknown_user_fires if {
+	d := t.decide(user("payments", "someone", [topic("payments.", ["Read"]), topic("marketing.", ["Read"])]))
+	t.rules(d) == {"admission_user_unknown", "admission_user_acl_outside_scope"}
+	t.hits(d, "admission_user_unknown") == {"metadata/name"}
+	t.message(d, "admission_user_unknown") == "KafkaUser someone is neither a principal of tenant payments (payments-app) nor the MirrorMaker 2 user of one of its flows (mm2-payments-onprem-to-cloud); name the KafkaUser after one of them, or add User:someone to tenants/payments.yaml principals first"
+}
+
+test_unknown_user_of_tenant_without_users if {
+	empty := object.union(t.repo, {"tenants": {"payments": {"principals": [], "flows": []}}})
+	d := t.decide_in(user("payments", "someone", []), empty)
+	contains(t.message(d, "admission_user_unknown"), "(none) nor the MirrorMaker 2 user of one of its flows (none)")
+}
+
+# ---- MirrorMaker 2 users ---------------------------------------------------------
+
+test_mm2_user_as_acls_py_pass if {
+	internal := "mm2gov.payments-onprem-to-cloud."
+	d := mm2([
+		cluster_describe,
+		topic("payments.", ["Read", "Describe", "DescribeConfigs"]),
+		group("payments-", ["Describe"]),
+		topic("onprem.payments.", ["Create", "Write", "Alter", "AlterConfigs", "Describe", "DescribeConfigs"]),
+		topic(internal, ["Create", "Read", "Write", "Describe", "DescribeConfigs"]),
+		group(internal, ["Read", "Describe"]),
+	])
+	d == {"allowed": true, "violations": []}
+}
+
+test_mm2_user_beyond_fires if {
+	d := mm2([
+		topic("mm2gov.payments-onprem-to-cloud.", ["Delete"]),
+		topic("payments.", ["Write"]),
+		{"resource": {"type": "cluster"}, "operations": ["All"]},
+	])
+	t.rules(d) == {"admission_user_acl_operation"}
+	t.hits(d, "admission_user_acl_operation") == {"spec/authorization/acls/0/operations", "spec/authorization/acls/1/operations", "spec/authorization/acls/2/operations"}
+	some v in d.violations
+	v.location == "spec/authorization/acls/0/operations"
+	v.message == "KafkaUser mm2-payments-onprem-to-cloud: ACL 0 allows Delete on topic prefix 'mm2gov.payments-onprem-to-cloud.', beyond what the MirrorMaker 2 user of flow payments-onprem-to-cloud may do there (Create, Describe, DescribeConfigs, Read, Write); remove Delete"
+}
+
+test_other_flows_internal_prefix_fires if {
+	d := mm2([topic("mm2gov.marketing-cloud-to-onprem.", ["Read"])])
+	t.rules(d) == {"admission_user_acl_outside_scope"}
+}
+
+# ---- shape --------------------------------------------------------------------------
+
+test_malformed_acls_fire if {
+	d := payments_app("all of them")
+	t.hits(d, "admission_object_malformed") == {"spec/authorization/acls"}
+	d2 := payments_app([topic("payments.", ["Read"]), {"resource": "topic"}, 7])
+	t.hits(d2, "admission_object_malformed") == {"spec/authorization/acls/1", "spec/authorization/acls/2"}
+	d3 := t.decide(t.request("KafkaUser", "payments-app", "payments", {"spec": {"authorization": "superuser"}}))
+	t.hits(d3, "admission_object_malformed") == {"spec/authorization"}
+}

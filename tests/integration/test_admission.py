@@ -1,0 +1,336 @@
+"""The admission webhook called by the real kube-apiserver: generated objects admitted, scope breaks
+refused with the violation text, OPA down denies, the repo reloads from disk, and 10,000 hostile
+reviews produce no allow and no crash.
+
+The webhook gets its own OPA (so the test can stop it) and is registered only for namespaces
+labelled by this module; the registration is removed at the end.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import shutil
+import ssl
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import yaml
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from governance.devstack.files import write_private
+from governance.devstack.opa import OpaServer
+from governance.devstack.process import free_port
+from governance.secrets.pki import issue_cert
+from tests.conftest import REPO_ROOT, run_cli
+
+GOVERNED = {"mm2gov.io/governed": "true"}
+NAMESPACES = ("kafka-onprem", "kafka-cloud")
+
+
+def _https(port: int, ca: str) -> http.client.HTTPSConnection:
+    return http.client.HTTPSConnection("127.0.0.1", port, context=ssl.create_default_context(cafile=ca), timeout=10)
+
+
+@pytest.fixture(scope="module")
+def webhook(stack, tmp_path_factory):
+    root = tmp_path_factory.mktemp("admission")
+    repo, out = root / "acme", root / "out"
+    shutil.copytree(REPO_ROOT / "examples" / "acme", repo)
+    generated = run_cli("generate", str(repo), "--out", str(out))
+    assert generated.returncode == 0, generated.stderr
+    pair = issue_cert(stack.ca, "mm2gov-admission", server=True, ip_addresses=("127.0.0.1",))
+    write_private(root / "tls.crt", pair.cert_pem())
+    write_private(root / "tls.key", pair.key_pem())
+    opa = OpaServer(root, free_port(), log_level="error")
+    opa.start()
+    port = free_port()
+    kubeconfig = stack.write_kubeconfig(root / "kubeconfig")
+    log = (root / "webhook.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "governance", "admission", "serve", str(repo), "--tls-cert", str(root / "tls.crt"),
+         "--tls-key", str(root / "tls.key"), "--port", str(port), "--opa-url", opa.url, "--kubeconfig",
+         str(kubeconfig), "--reload-interval", "0.5"], stdout=log, stderr=subprocess.STDOUT, cwd=REPO_ROOT)
+    ca = str(stack.ca_pem_path)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            connection = _https(port, ca)
+            connection.request("GET", "/readyz")
+            if connection.getresponse().status == 200:
+                break
+        except OSError:
+            pass
+        assert process.poll() is None and time.monotonic() < deadline, (root / "webhook.log").read_text()
+        time.sleep(0.3)
+    api = stack.kube.client()
+    core = client.CoreV1Api(api)
+    for namespace in NAMESPACES:
+        try:
+            core.create_namespace({"metadata": {"name": namespace, "labels": GOVERNED}})
+        except ApiException:
+            core.patch_namespace(namespace, {"metadata": {"labels": GOVERNED}})
+    config = yaml.safe_load((REPO_ROOT / "k8s" / "admission" / "webhook.yaml").read_text())
+    config["metadata"] = {"name": "mm2gov-admission-test"}
+    for hook in config["webhooks"]:
+        hook["clientConfig"] = {"url": f"https://127.0.0.1:{port}/validate",
+                                "caBundle": __import__("base64").b64encode(stack.ca_pem_path.read_bytes()).decode()}
+    admission = client.AdmissionregistrationV1Api(api)
+    admission.create_validating_webhook_configuration(config)
+    time.sleep(2)  # the API server picks up new webhook configurations asynchronously
+    try:
+        yield {"repo": repo, "out": out, "api": api, "opa": opa, "port": port, "ca": ca, "process": process,
+               "log": root / "webhook.log"}
+    finally:
+        admission.delete_validating_webhook_configuration("mm2gov-admission-test")
+        process.terminate()
+        process.wait(timeout=30)
+        opa.stop()
+        log.close()
+
+
+def _create(api, obj: dict) -> dict:
+    kind = obj["kind"]
+    namespace = obj["metadata"]["namespace"]
+    if kind == "Secret":
+        return client.CoreV1Api(api).create_namespaced_secret(namespace, obj)
+    plural = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers", "KafkaTopic": "kafkatopics"}[kind]
+    return client.CustomObjectsApi(api).create_namespaced_custom_object("kafka.strimzi.io", "v1", namespace,
+                                                                        plural, obj)
+
+
+def _denial(api, obj: dict) -> str:
+    with pytest.raises(ApiException) as refused:
+        _create(api, obj)
+    assert refused.value.status in (400, 403), refused.value.body
+    return json.loads(refused.value.body)["message"]
+
+
+def _generated(webhook, name: str) -> dict:
+    text = (webhook["out"] / "strimzi" / name).read_text()
+    return yaml.safe_load(text)
+
+
+def test_objects_generated_for_acme_are_admitted(webhook):
+    objects = [yaml.safe_load(p.read_text()) for p in sorted((webhook["out"] / "strimzi").glob("*.yaml"))]
+    assert len(objects) > 20
+    for obj in objects:
+        created = _create(webhook["api"], obj)
+        assert created["metadata"]["name"] == obj["metadata"]["name"]
+
+
+def test_a_mirrormaker_mirroring_every_topic_is_refused_with_the_reason(webhook):
+    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2["metadata"]["name"] = "payments-everything"
+    mm2["spec"]["mirrors"][0]["topicsPattern"] = ".*"
+    message = _denial(webhook["api"], mm2)
+    assert 'admission webhook "strimzi.admission.mm2gov.io" denied the request' in message
+    assert "admission_mm2_topics_outside_scope" in message and "payments" in message
+
+
+def test_a_user_reading_another_tenants_prefix_is_refused(webhook):
+    user = _generated(webhook, "kafkauser-kafka-cloud-payments-app.yaml")
+    user["metadata"]["name"] = "payments-app"
+    user["metadata"]["namespace"] = "kafka-onprem"
+    user["metadata"]["labels"]["strimzi.io/cluster"] = "onprem"
+    user["spec"]["authorization"]["acls"].append(
+        {"resource": {"type": "topic", "name": "marketing.", "patternType": "prefix"}, "operations": ["Read"],
+         "host": "*"})
+    message = _denial(webhook["api"], user)
+    assert "marketing." in message and "payments" in message
+
+
+def test_an_object_without_a_tenant_is_refused(webhook):
+    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic["metadata"]["name"] = "nobody-s-topic"
+    del topic["metadata"]["labels"]["mm2gov.io/tenant"]
+    assert "admission_tenant_missing" in _denial(webhook["api"], topic)
+
+
+def test_the_repo_reloads_when_it_changes_on_disk(webhook):
+    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic["metadata"]["name"] = "payments-eu-settlements"
+    topic["spec"]["topicName"] = "payments-eu.settlements"
+    assert "payments-eu.settlements" in _denial(webhook["api"], topic)
+    tenant = webhook["repo"] / "tenants" / "payments.yaml"
+    tenant.write_text(tenant.read_text().replace('topic_prefixes: ["payments."]',
+                                                 'topic_prefixes: ["payments.", "payments-eu."]'))
+    assert "payments-eu." in tenant.read_text(), "the example tenant's prefixes changed: update this test"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            _create(webhook["api"], topic)
+            break
+        except ApiException:
+            assert time.monotonic() < deadline, "the webhook did not pick up the changed repo"
+            time.sleep(0.5)
+
+
+def review(uid: str, obj: object, kind: str = "KafkaMirrorMaker2", **extra) -> dict:
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": uid, "kind": {"group": "kafka.strimzi.io", "version": "v1", "kind": kind},
+                        "operation": "CREATE", "namespace": "kafka-cloud", "name": "x", "object": obj, **extra}}
+
+
+def hostile_bodies(base: dict, count: int, seed: int = 5) -> list[bytes]:
+    """Malformed or hostile AdmissionReviews, every one built on a denied object or a broken envelope."""
+    rng = random.Random(seed)
+    denied = json.loads(json.dumps(base))
+    denied["spec"]["mirrors"][0]["topicsPattern"] = ".*"
+    valid = json.dumps(review("fuzz", denied)).encode()
+    junk = ["", None, 7, -1.5, True, [], {}, "\u202e\u0000evil", "😀" * 50, "x" * 70_000, {"$ref": "#"}]
+    bodies: list[bytes] = []
+    for i in range(count):
+        choice = i % 10
+        if choice == 0:  # truncated JSON
+            bodies.append(valid[: rng.randrange(1, len(valid) - 1)])
+        elif choice == 1:  # wrong types at the envelope
+            doc = review(rng.choice([None, 7, "", ["u"]]), denied)
+            bodies.append(json.dumps(doc).encode())
+        elif choice == 2:  # wrong types inside the object
+            obj = json.loads(json.dumps(denied))
+            path = rng.choice([("spec",), ("spec", "mirrors"), ("metadata",), ("metadata", "labels"),
+                               ("spec", "target"), ("spec", "mirrors", 0)])
+            cursor = obj
+            for key in path[:-1]:
+                cursor = cursor[key]
+            cursor[path[-1]] = rng.choice(junk)
+            bodies.append(json.dumps(review(f"u{i}", obj)).encode())
+        elif choice == 3:  # huge strings
+            obj = json.loads(json.dumps(denied))
+            obj["metadata"]["name"] = "n" * rng.randrange(10_000, 400_000)
+            obj["spec"]["mirrors"][0]["topicsPattern"] = "(" * rng.randrange(100, 5000) + ".*"
+            bodies.append(json.dumps(review(f"u{i}", obj)).encode())
+        elif choice == 4:  # unicode in names and labels
+            obj = json.loads(json.dumps(denied))
+            obj["metadata"]["name"] = "".join(chr(rng.randrange(0x80, 0x2FFFF)) for _ in range(40))
+            obj["metadata"]["labels"]["mm2gov.io/tenant"] = rng.choice(["pаyments", "payments\u200b", "PAYMENTS"])
+            bodies.append(json.dumps(review(f"u{i}", obj), ensure_ascii=rng.random() < 0.5).encode(
+                "utf-8", "surrogatepass"))
+        elif choice == 5:  # deep nesting (written as text: too deep for json.dumps)
+            depth = rng.randrange(65, 20_000)
+            opener, closer = ('{"a":', "}") if rng.random() < 0.5 else ("[", "]")
+            obj = json.loads(json.dumps(denied))
+            obj["spec"]["deep"] = "DEEP"
+            text = json.dumps(review(f"u{i}", obj))
+            bodies.append(text.replace('"DEEP"', opener * depth + "1" + closer * depth).encode())
+        elif choice == 6:  # missing uid or request
+            doc = review("x", denied)
+            del doc["request"][rng.choice(["uid", "kind", "operation", "object"])]
+            bodies.append(json.dumps(doc).encode())
+        elif choice == 7:  # another tenant's label, hostile patterns
+            obj = json.loads(json.dumps(denied))
+            obj["spec"]["mirrors"][0]["topicsPattern"] = rng.choice(
+                ["marketing\\..*", "payments\\..*|.*", "(?i)PAYMENTS\\..*,.*", "\\Qpayments.\\E.*", "[^x]*",
+                 "payments\\.(?=x).*,payments.*", ""])
+            bodies.append(json.dumps(review(f"u{i}", obj)).encode())
+        elif choice == 8:  # random bytes
+            bodies.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 400))))
+        else:  # random kinds and operations on the denied object
+            doc = review(f"u{i}", denied, kind=rng.choice(["KafkaUser", "KafkaTopic", "Secret", "kafkamirrormaker2"]),
+                         operation=rng.choice(["CREATE", "UPDATE", "create", "PATCH"]))
+            bodies.append(json.dumps(doc).encode())
+    return bodies
+
+
+def _post(port: int, ca: str, bodies: list[bytes]) -> list[tuple[int, bytes]]:
+    answers = []
+    connection = _https(port, ca)
+    for body in bodies:
+        try:
+            connection.request("POST", "/validate", body, {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            answers.append((response.status, response.read()))
+        except (OSError, http.client.HTTPException):
+            connection.close()
+            connection = _https(port, ca)
+            answers.append((0, b""))
+    connection.close()
+    return answers
+
+
+def test_ten_thousand_hostile_reviews_give_no_allow_and_no_crash(webhook):
+    base = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    bodies = hostile_bodies(base, 10_000)
+    chunks = [bodies[i::8] for i in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        answers = [a for part in pool.map(lambda c: _post(webhook["port"], webhook["ca"], c), chunks) for a in part]
+    assert len(answers) == 10_000
+    statuses = {status for status, _ in answers}
+    assert statuses <= {200, 400}, statuses
+    allowed = [json.loads(body)["response"]["uid"] for status, body in answers
+               if status == 200 and json.loads(body)["response"]["allowed"]]
+    assert allowed == [], [bodies[int(uid[1:])][:600] for uid in allowed[:5]]
+    assert webhook["process"].poll() is None
+    assert "Traceback" not in webhook["log"].read_text()
+    # still serving: a good object is still admitted
+    good = review("after-fuzz", base)
+    [(status, body)] = _post(webhook["port"], webhook["ca"], [json.dumps(good).encode()])
+    assert status == 200 and json.loads(body)["response"] == {"uid": "after-fuzz", "allowed": True}
+
+
+def test_metrics_count_decisions_by_result_and_rule(webhook):
+    connection = _https(webhook["port"], webhook["ca"])
+    connection.request("GET", "/metrics")
+    text = connection.getresponse().read().decode()
+    assert 'mm2gov_admission_decisions_total{kind="KafkaMirrorMaker2",result="denied"}' in text
+    assert 'mm2gov_admission_violations_total{rule="admission_mm2_topics_outside_scope"}' in text
+    assert "mm2gov_admission_duration_seconds_bucket" in text
+
+
+def test_with_opa_stopped_creation_is_denied_and_says_why(webhook):
+    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic["metadata"]["name"] = "while-opa-is-down"
+    topic["spec"]["topicName"] = "onprem.payments.while-down"
+    webhook["opa"].stop()
+    try:
+        message = _denial(webhook["api"], topic)
+        assert "policy engine (OPA) unreachable" in message and "fail closed" in message
+    finally:
+        webhook["opa"].start()
+    deadline = time.monotonic() + 30  # OPA came back empty: the webhook uploads policies and repo again
+    while True:
+        try:
+            _create(webhook["api"], topic)
+            break
+        except ApiException as exc:
+            assert time.monotonic() < deadline, exc.body
+            time.sleep(0.5)
+
+
+def test_the_k8s_admission_base_is_accepted_by_the_api_server(stack):
+    """Every manifest of k8s/admission (cert-manager component aside) passes the real API server's
+    validation in a server-side dry run, and the webhook settings are the safe ones."""
+    from kubernetes import dynamic
+
+    api = dynamic.DynamicClient(stack.kube.client())
+    kustomization = yaml.safe_load((REPO_ROOT / "k8s" / "admission" / "kustomization.yaml").read_text())
+    documents = [doc for name in kustomization["resources"]
+                 for doc in yaml.safe_load_all((REPO_ROOT / "k8s" / "admission" / name).read_text()) if doc]
+    kinds = {doc["kind"] for doc in documents}
+    assert kinds == {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service",
+                     "PodDisruptionBudget", "ValidatingWebhookConfiguration"}
+    try:  # namespaced objects are dry-run into a namespace that must exist
+        client.CoreV1Api(stack.kube.client()).create_namespace({"metadata": {"name": kustomization["namespace"]}})
+    except ApiException as exc:
+        assert exc.status == 409
+    for doc in documents:
+        if doc["kind"] == "Namespace":  # it exists now: dry-run the same object under another name
+            doc = {**doc, "metadata": {**doc["metadata"], "name": "mm2gov-dry-run"}}
+        resource = api.resources.get(api_version=doc["apiVersion"], kind=doc["kind"])
+        namespace = doc["metadata"].get("namespace") or kustomization["namespace"]
+        kwargs = {"namespace": namespace} if resource.namespaced else {}
+        resource.create(body=doc, dry_run="All", **kwargs)
+    deployment = next(d for d in documents if d["kind"] == "Deployment")
+    assert deployment["spec"]["replicas"] == 2
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert all(c["securityContext"]["readOnlyRootFilesystem"] for c in pod["containers"])
+    for hook in next(d for d in documents if d["kind"] == "ValidatingWebhookConfiguration")["webhooks"]:
+        assert (hook["failurePolicy"], hook["sideEffects"]) == ("Fail", "None") and hook["timeoutSeconds"] <= 10
+        assert hook["namespaceSelector"] == {"matchLabels": GOVERNED}
