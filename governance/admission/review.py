@@ -9,6 +9,7 @@ becomes a denial, never an allow and never a crash.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from governance.config.regex import RegexProblem, analyse
@@ -107,6 +108,17 @@ def _without_values(secret: dict[str, Any]) -> dict[str, Any]:
             "type": secret.get("type"), "keys": sorted(keys)}
 
 
+@lru_cache(maxsize=4096)
+def _facts(regex: str) -> dict[str, Any]:
+    """One pattern's facts (or why it is refused); the same patterns come back on every review."""
+    try:
+        return analyse(regex).to_input()
+    except RegexProblem as exc:
+        return {"error": str(exc)}
+    except (RecursionError, OverflowError, MemoryError):
+        return {"error": "pattern too complex to analyse"}
+
+
 def _patterns(obj: dict[str, Any]) -> dict[str, Any]:
     """Regex facts for every topics/groups pattern of a KafkaMirrorMaker2 (MM2 splits lists on commas)."""
     spec = obj.get("spec")
@@ -125,12 +137,7 @@ def _patterns(obj: dict[str, Any]) -> dict[str, Any]:
                 if len(found) >= MAX_PATTERNS:
                     found[regex] = {"error": f"more than {MAX_PATTERNS} patterns"}
                     continue
-                try:
-                    found[regex] = analyse(regex).to_input()
-                except RegexProblem as exc:
-                    found[regex] = {"error": str(exc)}
-                except (RecursionError, OverflowError, MemoryError):
-                    found[regex] = {"error": "pattern too complex to analyse"}
+                found[regex] = _facts(regex) if len(regex) <= 1024 else {"error": "pattern over 1024 characters"}
     return found
 
 

@@ -128,3 +128,14 @@ def jmx_exporter_agent() -> Path:
     if not path.is_file():
         raise MissingTool(f"JMX exporter agent not found at {path}: {_setup_hint('kafka.sh')}")
     return path
+
+
+def spark_kafka_jars() -> list[Path]:
+    """Spark's Kafka source for the installed pyspark (spark-sql-kafka-0-10 and what Spark lacks of it)."""
+    import pyspark
+
+    home = cache_dir() / f"spark-kafka-{pyspark.__version__}"
+    listing = home / ".jars"
+    if not (home / ".complete").is_file() or not listing.is_file():
+        raise MissingTool(f"spark-sql-kafka {pyspark.__version__} not found in {home}: {_setup_hint('spark-kafka.sh')}")
+    return [Path(line) for line in listing.read_text().split()]

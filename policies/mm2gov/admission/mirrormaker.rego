@@ -452,12 +452,30 @@ credential_ok(key, value) if {
 	}
 }
 
+# [config map, its path segments under spec] of every `config` Strimzi hands to Kafka
+# clients or connectors. Listed, not found by walk(): walking the whole spec on every
+# review cost most of the decision's time.
+config_maps contains [config, ["target", "config"]] if {
+	config := lib.spec.target.config
+	is_object(config)
+}
+
+config_maps contains [config, ["mirrors", i, part, "config"]] if {
+	some i, mirror in lib.spec.mirrors
+	some part in ["source", "sourceConnector", "checkpointConnector", "heartbeatConnector"]
+	config := mirror[part].config
+	is_object(config)
+}
+
+config_maps contains [config, ["clusters", i, "config"]] if {
+	some i, cluster in lib.spec.clusters
+	config := cluster.config
+	is_object(config)
+}
+
 violations contains lib.violation("admission_mm2_inline_credentials", "critical", msg, path) if {
 	checked
-	walk(lib.spec, [segments, config])
-	count(segments) > 0
-	segments[count(segments) - 1] == "config"
-	is_object(config)
+	some [config, segments] in config_maps
 	some key, value in config
 	sensitive_key(key)
 	not credential_ok(key, value)
@@ -469,10 +487,20 @@ violations contains lib.violation("admission_mm2_inline_credentials", "critical"
 }
 
 # [authentication block, its path segments] of every cluster connection.
-authentications contains [auth, segments] if {
-	walk(lib.spec, [segments, auth])
-	count(segments) > 0
-	segments[count(segments) - 1] == "authentication"
+authentications contains [auth, ["target", "authentication"]] if {
+	auth := lib.spec.target.authentication
+	is_object(auth)
+}
+
+authentications contains [auth, ["mirrors", i, "source", "authentication"]] if {
+	some i, mirror in lib.spec.mirrors
+	auth := mirror.source.authentication
+	is_object(auth)
+}
+
+authentications contains [auth, ["clusters", i, "authentication"]] if {
+	some i, cluster in lib.spec.clusters
+	auth := cluster.authentication
 	is_object(auth)
 }
 
