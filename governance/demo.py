@@ -25,13 +25,15 @@ from kubernetes import client as k8s
 from governance.compile.mm2 import tenant_of
 from governance.config import load_inventory
 from governance.devstack.stack import REPO_ROOT, Stack, StackSpec
-from governance.kafka.admin import admin_client, create_topics
+from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
 from governance.kafka.records import Record, produce, read
+from governance.model.acl import AclBinding
 from governance.plan.diff import make_plan
 from governance.policy.decide import PolicySession
 from governance.render import plan as render_plan
 from governance.render import violations as render_violations
 from governance.secrets.store import DirSecretStore
+from governance.secrets.values import random_password
 
 
 def step(title: str) -> None:
@@ -60,6 +62,7 @@ def run_demo(run_dir: Path | None, keep: bool = False) -> None:
         _apply(repo, secrets, stack)
         _replicate(stack, secrets, out)
         _kubernetes(stack)
+        _audit(stack, repo, secrets, run_dir)
     finally:
         if keep:
             click.echo(f"\nstack left running: mm2gov devstack status --run-dir {run_dir}")
@@ -188,3 +191,34 @@ def _kubernetes(stack: Stack) -> None:
                                             plural[obj["kind"]], obj)
     kinds = Counter(o["kind"] for o in objects)
     click.echo("  created " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())))
+
+
+LEAKS = [  # what hand-made changes and a careless producer leave behind: (cluster, binding)
+    ("cloud", AclBinding("User:marketing-app", "TOPIC", "*", "LITERAL", "READ")),  # a wildcard ACL
+    ("onprem", AclBinding("User:marketing-app", "TOPIC", "risk.", "PREFIXED", "READ")),  # a cross-tenant grant
+    ("onprem", AclBinding("User:old-batch-job", "TOPIC", "payments.", "PREFIXED", "READ")),  # a stale user's grant
+]
+
+
+def _audit(stack: Stack, repo: Path, secrets: Path, run_dir: Path) -> None:
+    step("The audit (PySpark): leaks planted by hand on the live clusters, found in topics, ACLs and records")
+    for alias, binding in LEAKS:
+        create_acls(admin_client(stack.kafka[alias].admin_config()), [binding])
+        click.echo(f"  planted on {alias}: {binding.principal} {binding.operation} {binding.resource_type} "
+                   f"{binding.pattern_type} {binding.resource_name}")
+    upsert_scram_user(admin_client(stack.kafka["onprem"].admin_config()), "old-batch-job", random_password())
+    click.echo("  planted on onprem: SCRAM user old-batch-job (no tenant declares it)")
+    onprem = stack.kafka["onprem"].admin_config()
+    produce(onprem, "payments.orders", [Record(b"misrouted", b"{}", [("lob", b"marketing")])])
+    click.echo("  planted on onprem: a record in payments.orders whose lob header says marketing")
+    out = run_dir / "audit"
+    done = _cli("audit", str(repo), "--out", str(out), "--secrets-dir", str(secrets), "--records-per-partition", "500")
+    if done.returncode not in (0, 1):
+        raise click.ClickException(f"audit failed: {done.stderr.strip()[-2000:]}")
+    document = json.loads((out / "audit.json").read_text())
+    by_check = Counter(f["check_id"] for f in document["findings"])
+    click.echo(f"  {done.stdout.strip().splitlines()[0]}")
+    for check_id, count in sorted(by_check.items()):
+        example = next(f for f in document["findings"] if f["check_id"] == check_id)
+        click.echo(f"    {check_id:<24} {count:>3}  e.g. {example['message'][:110]}")
+    click.echo(f"  HTML report: {out / 'report.html'}  (JSON and SARIF beside it, history in {out / 'history'})")

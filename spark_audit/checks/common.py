@@ -1,0 +1,57 @@
+"""Small pieces several detectors share: who a principal is, admin exclusion, grants, texts."""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from spark_audit.access import ANY_PRINCIPAL
+from spark_audit.model import Snapshot, Tenancy
+
+GRANTED_OPERATIONS = ("READ", "DESCRIBE")  # what a `read` grant gives (compile/acls.py)
+
+
+def allow_bindings(snapshot: Snapshot) -> DataFrame:
+    return snapshot.acls.filter(F.col("permission") == "ALLOW")
+
+
+def declared(tenancy: Tenancy) -> DataFrame:
+    """principal -> p_tenant, role, p_flow: the principals the governance repo declares."""
+    return F.broadcast(tenancy.principals.select("principal", F.col("tenant").alias("p_tenant"), "role",
+                                                 F.col("flow_id").alias("p_flow")))
+
+
+def without_admins(df: DataFrame, snapshot: Snapshot) -> DataFrame:
+    """Rows of `df` (cluster, principal) whose principal is not an admin/super user of that cluster."""
+    return df.join(F.broadcast(snapshot.admin_principals), ["cluster", "principal"], "left_anti")
+
+
+def not_granted(df: DataFrame, tenancy: Tenancy, *, owner: str, accessor: str, name: str, op: str) -> DataFrame:
+    """Rows of `df` that no reviewed grant covers: a `read` grant from `owner` to `accessor` whose
+    prefix starts `name` on that cluster (or on every cluster) covers READ and DESCRIBE."""
+    grants = (tenancy.grants.filter(F.array_contains("access", "read"))
+              .select(F.col("from_tenant").alias("g_from"), F.col("to_tenant").alias("g_to"),
+                      F.col("prefix").alias("g_prefix"), F.col("cluster").alias("g_cluster")))
+    condition = [
+        F.col(owner) == F.col("g_from"), F.col(accessor) == F.col("g_to"),
+        F.col(name).startswith(F.col("g_prefix")),
+        F.col("g_cluster").isNull() | (F.col("g_cluster") == F.col("cluster")),
+        F.col(op).isin(*GRANTED_OPERATIONS),
+    ]
+    return df.join(F.broadcast(grants), condition, "left_anti")
+
+
+def joined(values: Column, separator: str = ", ") -> Column:
+    return F.array_join(F.array_sort(values), separator)
+
+
+def who(principal: Column, tenant: Column) -> Column:
+    """'User:x (tenant t)', 'every principal (User:*)' or 'User:x (undeclared)' for messages."""
+    return (F.when(principal == ANY_PRINCIPAL, F.lit("every principal (User:*)"))
+            .when(tenant.isNull(), F.concat(principal, F.lit(" (undeclared)")))
+            .otherwise(F.concat(principal, F.lit(" (tenant "), tenant, F.lit(")"))))
+
+
+def kind_of(resource_type: Column) -> Column:
+    """'topic' / 'group' / 'cluster': how messages and tenant_prefixes.kind name a resource type."""
+    return F.lower(resource_type)

@@ -1,0 +1,42 @@
+"""GROUP_CROSS_TENANT: a tenant's consumer group has committed offsets on another tenant's topic.
+
+Not a possibility but a fact: the group consumed the topic. The group's tenant
+owns its name by group prefix (mm2gov's `mm2gov.<flow-id>.` groups included),
+the topic's by topic prefix; a reviewed grant from the topic's owner to the
+group's tenant covering the topic makes it legitimate. Groups or topics no
+tenant owns are left to TOPIC_UNOWNED / ACL_STALE. One finding per (group, topic),
+its partitions and committed offsets in the evidence.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from spark_audit.checks.common import not_granted
+from spark_audit.findings import to_findings
+from spark_audit.model import Snapshot, Tenancy
+from spark_audit.ownership import owners
+
+CHECK_ID = "GROUP_CROSS_TENANT"
+SAMPLE = 20
+
+
+def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
+    per_topic = snapshot.group_offsets.groupBy("cluster", "group", "topic").agg(
+        F.count(F.lit(1)).alias("partition_count"),
+        F.slice(F.array_sort(F.collect_list(F.struct("partition", "offset"))), 1, SAMPLE).alias("offsets"))
+    groups = owners(per_topic, tenancy, "group", name="group").select(
+        *per_topic.columns, F.col("owner").alias("group_owner"))
+    both = owners(groups, tenancy, "topic", name="topic").select(
+        *groups.columns, F.col("owner").alias("topic_owner"))
+    crossing = both.filter(F.col("group_owner").isNotNull() & F.col("topic_owner").isNotNull()
+                           & (F.col("group_owner") != F.col("topic_owner")))
+    crossing = not_granted(crossing.withColumn("_op", F.lit("READ")), tenancy, owner="topic_owner",
+                           accessor="group_owner", name="topic", op="_op")
+    message = F.concat(F.lit("group "), F.col("group"), F.lit(" of "), F.col("group_owner"),
+                       F.lit(" has committed offsets on "), F.col("cluster"), F.lit(" topic "), F.col("topic"),
+                       F.lit(" owned by "), F.col("topic_owner"))
+    evidence = F.struct("topic", "topic_owner", "partition_count", "offsets")
+    return to_findings(crossing, CHECK_ID, tenant="group_owner", cluster="cluster", resource_type=F.lit("GROUP"),
+                       resource_name="group", principal=F.lit(""), message=message, evidence=evidence)

@@ -1,0 +1,67 @@
+"""MM2_PRINCIPAL_OVERREACH: a flow's MM2 principal is allowed more than its flow needs.
+
+A flow's scope (tenancy `mm2_scopes`, what compile/acls.py grants): on the
+source READ/DESCRIBE/DESCRIBE_CONFIGS on the tenant's topic prefixes and
+DESCRIBE on its group prefixes; on the target the write side of its remote
+prefixes and its own `mm2gov.<flow-id>.` topics and group; DESCRIBE on both
+clusters. An ALLOW binding (ALL expanded, implied operations included) is in
+scope when its pattern lies inside a scope prefix of that cluster and type and
+the operation is one the scope lists; anything else is reported: READ on
+another tenant's topics, any binding on a third cluster, a wildcard pattern.
+Decided per binding, so a grant beyond scope is reported before a topic it
+would reach exists; the evidence lists the tenants whose topics or groups it
+reaches today. One finding per binding pattern.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from spark_audit.access import expand_operations, reach
+from spark_audit.checks.common import allow_bindings, declared, joined, kind_of
+from spark_audit.findings import to_findings
+from spark_audit.model import Snapshot, Tenancy
+from spark_audit.ownership import owned_resources
+
+CHECK_ID = "MM2_PRINCIPAL_OVERREACH"
+
+
+def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
+    flows = F.broadcast(tenancy.flows.select(F.col("flow_id").alias("p_flow"), "source", "target"))
+    bindings = (allow_bindings(snapshot).join(declared(tenancy).filter(F.col("role") == "mm2"), "principal")
+                .join(flows, "p_flow"))
+    scopes = F.broadcast(tenancy.mm2_scopes.select(
+        F.col("principal").alias("s_principal"), F.col("cluster").alias("s_cluster"),
+        F.col("resource_type").alias("s_type"), F.col("prefix").alias("s_prefix"), F.col("operations")))
+    in_scope = [F.col("principal") == F.col("s_principal"), F.col("cluster") == F.col("s_cluster"),
+                F.col("resource_type") == F.col("s_type"),
+                F.col("resource_name").startswith(F.col("s_prefix")),
+                F.array_contains(F.col("operations"), F.col("op"))]
+    outside = expand_operations(bindings).join(scopes, in_scope, "left_anti")
+    per_binding = outside.groupBy("cluster", "principal", "p_tenant", "p_flow", "source", "target",
+                                  "resource_type", "resource_name", "pattern_type").agg(
+        F.collect_set("op").alias("operations"), F.collect_set("host").alias("hosts"))
+    resources = owned_resources(snapshot, tenancy).filter(F.col("owner").isNotNull())
+    foreign = (reach(per_binding.select("cluster", "principal", "p_tenant", "resource_type", "resource_name",
+                                        "pattern_type"), resources)
+               .filter(F.col("owner") != F.col("p_tenant"))
+               .groupBy("cluster", "principal", "resource_type", F.col("pattern").alias("resource_name"),
+                        "pattern_type").agg(F.collect_set("owner").alias("reaches_tenants")))
+    found = per_binding.join(foreign, ["cluster", "principal", "resource_type", "resource_name", "pattern_type"],
+                             "left")
+    where = F.when(~F.col("cluster").isin(F.col("source"), F.col("target")),
+                   F.concat(F.lit(" on "), F.col("cluster"), F.lit(", which is neither its source nor its target")))
+    where = where.otherwise(F.concat(F.lit(" on "), F.col("cluster"), F.lit(" outside its flow's scope")))
+    reaches = F.when(F.size(F.coalesce("reaches_tenants", F.array().cast("array<string>"))) > 0,
+                     F.concat(F.lit("; reaches topics/groups of "), joined(F.col("reaches_tenants"))))
+    message = F.concat(F.col("principal"), F.lit(" (MM2 of flow "), F.col("p_flow"), F.lit(") is allowed "),
+                       joined(F.col("operations")), F.lit(" on "), F.lower("pattern_type"), F.lit(" "),
+                       kind_of(F.col("resource_type")), F.lit(" '"), F.col("resource_name"), F.lit("'"), where,
+                       F.coalesce(reaches, F.lit("")))
+    evidence = F.struct(F.col("p_flow").alias("flow_id"), "source", "target", "pattern_type",
+                        F.array_sort("operations").alias("operations"), F.array_sort("hosts").alias("hosts"),
+                        F.array_sort(F.coalesce("reaches_tenants", F.array().cast("array<string>")))
+                        .alias("reaches_tenants"))
+    return to_findings(found, CHECK_ID, tenant="p_tenant", cluster="cluster", resource_type="resource_type",
+                       resource_name="resource_name", principal="principal", message=message, evidence=evidence)

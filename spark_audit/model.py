@@ -1,0 +1,140 @@
+"""What the audit reads: the cluster snapshot and the tenancy, as Spark schemas and containers.
+
+The snapshot is what the collector saw on the clusters (one row per object,
+`cluster` = the alias in clusters.yaml); the tenancy is what the governance
+repo declares (built by `spark_audit.tenancy`). Detectors only ever join the
+two: they never talk to a cluster, so they run the same on a laptop and on a
+Spark cluster, and tests feed them rows.
+
+Values follow CONTRACT.md: ACL fields are upper case ("TOPIC", "PREFIXED",
+"ALLOW"), principals are "User:<name>", SCRAM users are the bare name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import (
+    ArrayType,
+    IntegerType,
+    LongType,
+    MapType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+
+def _schema(*columns: tuple[str, Any, bool]) -> StructType:
+    return StructType([StructField(name, kind, nullable) for name, kind, nullable in columns])
+
+
+S, INT, LONG = StringType(), IntegerType(), LongType()
+STRINGS = ArrayType(StringType(), containsNull=False)
+
+# --- the snapshot (collected from the clusters) ---------------------------------------------
+SNAPSHOT_SCHEMAS: dict[str, StructType] = {
+    # One ACL binding as the broker lists it (CONTRACT.md shape plus the cluster).
+    "acls": _schema(("cluster", S, False), ("principal", S, False), ("host", S, False),
+                    ("operation", S, False), ("permission", S, False), ("resource_type", S, False),
+                    ("resource_name", S, False), ("pattern_type", S, False)),
+    "topics": _schema(("cluster", S, False), ("topic", S, False), ("partitions", INT, True)),
+    # Committed offsets: a group that committed on a topic has consumed from it.
+    "group_offsets": _schema(("cluster", S, False), ("group", S, False), ("topic", S, False),
+                             ("partition", INT, False), ("offset", LONG, True)),
+    "scram_users": _schema(("cluster", S, False), ("user", S, False)),
+    # Sampled records: identity and tenant marker only, never keys or values.
+    # `timestamp` is the Kafka record timestamp in epoch milliseconds (MM2 keeps it);
+    # `record_hash` a hash of key + value + timestamp computed by the collector;
+    # `marker` the value of a tenant-marker header (a `record_marker.header`) if the record has one;
+    # `headers` the record's headers when the collector keeps them (header values are metadata).
+    "records": _schema(("cluster", S, False), ("topic", S, False), ("partition", INT, False),
+                       ("offset", LONG, False), ("timestamp", LONG, True), ("record_hash", S, False),
+                       ("marker", S, True), ("headers", MapType(S, S, True), True)),
+    # The broker's super users and the audit's own admin: never findings.
+    "admin_principals": _schema(("cluster", S, False), ("principal", S, False)),
+}
+
+# --- the tenancy (declared in the governance repo) ----------------------------------------
+TENANCY_SCHEMAS: dict[str, StructType] = {
+    # Names a tenant owns. kind: topic | group; origin: own (the tenant's prefixes, any
+    # cluster: cluster is null) | remote (a flow's remote-topic prefix on its target) |
+    # internal (`mm2gov.<flow-id>.` on the flow's target, topics and the Connect group).
+    "tenant_prefixes": _schema(("tenant", S, False), ("kind", S, False), ("prefix", S, False),
+                               ("cluster", S, True), ("origin", S, False), ("flow_id", S, True)),
+    # role: tenant (declared in tenants/*.yaml) | mm2 (`User:mm2-<flow-id>`, one per flow).
+    "principals": _schema(("tenant", S, False), ("principal", S, False), ("role", S, False),
+                          ("flow_id", S, True), ("access", STRINGS, False)),
+    # topics/groups: the flow's Java regexes (MM2 matches whole names).
+    "flows": _schema(("tenant", S, False), ("flow_id", S, False), ("source", S, False), ("target", S, False),
+                     ("replication_policy", S, False), ("topics", STRINGS, False), ("groups", STRINGS, False)),
+    "markers": _schema(("tenant", S, False), ("header", S, False), ("value", S, False)),
+    # Reviewed cross-tenant reads: from_tenant lets to_tenant's principals read names under
+    # prefix; cluster null = the granting tenant's own names anywhere, else a remote prefix
+    # on that flow target (as compile/acls.py grants them).
+    "grants": _schema(("from_tenant", S, False), ("to_tenant", S, False), ("prefix", S, False),
+                      ("access", STRINGS, False), ("cluster", S, True)),
+    "clusters": _schema(("cluster", S, False), ("zone", S, False)),
+    # What each flow's MM2 principal may do (compile/acls.py `mm2_bindings`), one row per
+    # (cluster, resource type, prefix); resource_type CLUSTER uses prefix "kafka-cluster".
+    "mm2_scopes": _schema(("tenant", S, False), ("flow_id", S, False), ("principal", S, False),
+                          ("cluster", S, False), ("resource_type", S, False), ("prefix", S, False),
+                          ("operations", STRINGS, False)),
+}
+
+ACL_FIELDS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
+
+
+def acl_row(cluster: str, binding: Mapping[str, str]) -> tuple[str, ...]:
+    """One `acls` row from a binding in CONTRACT.md's shape (as in OUT/acls/<cluster>.json)."""
+    return (cluster, *(str(binding[name]) for name in ACL_FIELDS))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The collected tables. `partial` names what could not be collected: "<cluster>" or
+    "<cluster>:<table>"; detectors whose answer would be wrong on missing data skip it."""
+
+    acls: DataFrame
+    topics: DataFrame
+    group_offsets: DataFrame
+    scram_users: DataFrame
+    records: DataFrame
+    admin_principals: DataFrame
+    partial: tuple[str, ...] = ()
+
+    def complete(self, cluster: str, table: str) -> bool:
+        return cluster not in self.partial and f"{cluster}:{table}" not in self.partial
+
+
+@dataclass(frozen=True)
+class Tenancy:
+    tenant_prefixes: DataFrame
+    principals: DataFrame
+    flows: DataFrame
+    markers: DataFrame
+    grants: DataFrame
+    clusters: DataFrame
+    mm2_scopes: DataFrame
+    # Small driver-side values derived from these tables (e.g. ownership lookups), computed once.
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+def frames(spark: SparkSession, schemas: Mapping[str, StructType],
+           rows: Mapping[str, Iterable[Any]]) -> dict[str, DataFrame]:
+    """A DataFrame per schema from row tuples (a missing table is empty); unknown tables are an error."""
+    unknown = set(rows) - set(schemas)
+    if unknown:
+        raise ValueError(f"unknown tables: {', '.join(sorted(unknown))}")
+    return {name: spark.createDataFrame(list(rows.get(name, ())), schema) for name, schema in schemas.items()}
+
+
+def snapshot_frames(spark: SparkSession, rows: Mapping[str, Iterable[Any]], partial: Iterable[str] = ()) -> Snapshot:
+    return Snapshot(**frames(spark, SNAPSHOT_SCHEMAS, rows), partial=tuple(partial))
+
+
+def tenancy_frames(spark: SparkSession, rows: Mapping[str, Iterable[Any]]) -> Tenancy:
+    return Tenancy(**frames(spark, TENANCY_SCHEMAS, rows))

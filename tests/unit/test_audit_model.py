@@ -1,0 +1,111 @@
+"""The audit's pure parts, without Spark: tenancy rows from a governance repo, the check catalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from governance.compile.acls import MM2_SOURCE_TOPIC_OPS, MM2_TARGET_REMOTE_OPS
+from governance.config import load_inventory
+from spark_audit.catalog import KEYS, SEVERITIES, catalog, catalog_dir, load_meta
+from spark_audit.checks import CHECKS
+from spark_audit.findings import COLUMNS
+from spark_audit.model import SNAPSHOT_SCHEMAS, TENANCY_SCHEMAS, acl_row
+from spark_audit.tenancy import FlowRow, GrantRow, MarkerRow, PrincipalRow, TenantPrefix, tenancy_rows
+from tests.conftest import REPO_ROOT
+
+ACME = REPO_ROOT / "examples" / "acme"
+
+
+@pytest.fixture(scope="module")
+def acme() -> dict[str, list[tuple]]:
+    return tenancy_rows(load_inventory(ACME))
+
+
+def test_every_table_matches_its_schema(acme):
+    assert set(acme) == set(TENANCY_SCHEMAS)
+    for table, rows in acme.items():
+        assert rows, table
+        assert all(len(row) == len(TENANCY_SCHEMAS[table].fields) for row in rows), table
+
+
+def test_prefixes_own_remote_and_internal(acme):
+    payments = {row for row in acme["tenant_prefixes"] if row.tenant == "payments"}
+    assert TenantPrefix("payments", "topic", "payments.", None, "own", None) in payments
+    assert TenantPrefix("payments", "group", "payments-", None, "own", None) in payments
+    assert TenantPrefix("payments", "topic", "onprem.payments.", "cloud", "remote",
+                        "payments-onprem-to-cloud") in payments
+    assert TenantPrefix("payments", "topic", "onprem.payments.", "onprem-dr", "remote",
+                        "payments-onprem-to-onprem-dr") in payments
+    for kind in ("topic", "group"):
+        assert TenantPrefix("payments", kind, "mm2gov.payments-onprem-to-cloud.", "cloud", "internal",
+                            "payments-onprem-to-cloud") in payments
+    logistics = {row for row in acme["tenant_prefixes"] if row.tenant == "logistics" and row.origin == "remote"}
+    assert logistics == {TenantPrefix("logistics", "topic", "logistics.", "cloud", "remote",
+                                      "logistics-onprem-to-cloud")}  # identity policy keeps the name
+
+
+def test_principals_flows_markers(acme):
+    assert PrincipalRow("payments", "User:payments-analytics", "tenant", None, ("read",)) in acme["principals"]
+    assert PrincipalRow("risk", "User:mm2-risk-onprem-to-onprem-dr", "mm2", "risk-onprem-to-onprem-dr",
+                        ()) in acme["principals"]
+    assert FlowRow("logistics", "logistics-onprem-to-cloud", "onprem", "cloud", "identity",
+                   ("logistics\\.shipments",), ("logistics-.*",)) in acme["flows"]
+    assert acme["markers"] == [MarkerRow("marketing", "lob", "marketing"), MarkerRow("payments", "lob", "payments"),
+                               MarkerRow("risk", "lob", "risk")]
+    assert {row.cluster for row in acme["clusters"]} == {"onprem", "onprem-dr", "cloud"}
+
+
+def test_grants_cover_the_granted_names_where_flows_copy_them(acme):
+    assert acme["grants"] == [
+        GrantRow("payments", "marketing", "onprem.payments.public.", ("read",), "cloud"),
+        GrantRow("payments", "marketing", "onprem.payments.public.", ("read",), "onprem-dr"),
+        GrantRow("payments", "marketing", "payments.public.", ("read",), None),
+    ]
+
+
+def test_mm2_scopes_follow_compile(acme):
+    scopes = {(r.principal, r.cluster, r.resource_type, r.prefix): r.operations for r in acme["mm2_scopes"]}
+    principal = "User:mm2-payments-onprem-to-cloud"
+    assert scopes[(principal, "onprem", "TOPIC", "payments.")] == tuple(sorted(MM2_SOURCE_TOPIC_OPS))
+    assert scopes[(principal, "cloud", "TOPIC", "onprem.payments.")] == tuple(sorted(MM2_TARGET_REMOTE_OPS))
+    assert scopes[(principal, "cloud", "CLUSTER", "kafka-cluster")] == ("DESCRIBE",)
+    assert not any(cluster == "onprem-dr" for p, cluster, *_ in scopes if p == principal)
+
+
+@pytest.mark.parametrize("repo", ["grant_write", "grant_wildcard", "grant_outside_scope", "grant_unknown_tenant"])
+def test_invalid_grants_excuse_nothing(repo):
+    assert tenancy_rows(load_inventory(REPO_ROOT / "examples" / "bad" / repo))["grants"] == []
+
+
+def test_acl_row_takes_the_contract_shape():
+    binding = {"principal": "User:a", "host": "*", "resource_type": "TOPIC", "resource_name": "a.",
+               "pattern_type": "PREFIXED", "operation": "READ", "permission": "ALLOW"}
+    row = acl_row("c", binding)
+    assert dict(zip(SNAPSHOT_SCHEMAS["acls"].fieldNames(), row, strict=True)) == {"cluster": "c", **binding}
+
+
+def test_catalog_has_exactly_one_entry_per_check():
+    assert set(catalog()) == set(CHECKS)
+    for check_id, meta in catalog().items():
+        assert meta.severity in SEVERITIES and meta.title and meta.rationale and meta.remediation and meta.catches
+        assert check_id == CHECKS[check_id].CHECK_ID
+
+
+def test_catalog_rejects_bad_entries(tmp_path: Path):
+    good = yaml.safe_load((catalog_dir() / "ACL_STALE.yaml").read_text())
+    for broken, error in [({**good, "severity": "urgent"}, "severity"), ({**good, "id": "OTHER"}, "file name"),
+                          ({k: v for k, v in good.items() if k != "rationale"}, "expected keys"),
+                          ({**good, "catches": []}, "catches")]:
+        path = tmp_path / "ACL_STALE.yaml"
+        path.write_text(yaml.safe_dump(broken))
+        with pytest.raises(ValueError, match=error):
+            load_meta(path)
+    assert KEYS == ("id", "title", "severity", "rationale", "remediation", "catches")
+
+
+def test_findings_columns_are_the_contract_keys():
+    assert COLUMNS == ("check_id", "severity", "tenant", "cluster", "resource_type", "resource_name", "principal",
+                       "message", "remediation", "evidence")
