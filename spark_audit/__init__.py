@@ -1,5 +1,7 @@
-"""The PySpark audit job: live snapshot of both clusters + record scan -> findings.
+"""The PySpark audit: a snapshot of the clusters + the governance repo's tenancy -> findings.
 
-Runs under `mm2gov audit` (local Spark) or `spark-submit` on any Spark cluster.
-Built by issue 7 (collect, records, detectors, report).
+`model` (snapshot and tenancy schemas), `tenancy` (tenancy from an Inventory),
+`ownership` and `access` (prefix ownership and Kafka's effective access, as
+joins), `checks` (one pure detector per check), `catalog` (audits/checks/*.yaml),
+`findings` (the CONTRACT.md shape), `run` (SparkSession, all checks). See README.md.
 """

@@ -106,8 +106,10 @@ class Snapshot:
     admin_principals: DataFrame
     partial: tuple[str, ...] = ()
 
-    def complete(self, cluster: str, table: str) -> bool:
-        return cluster not in self.partial and f"{cluster}:{table}" not in self.partial
+    def partial_clusters(self, table: str) -> list[str]:
+        """Clusters whose `table` is missing or incomplete in this snapshot."""
+        return sorted({entry.split(":", 1)[0] for entry in self.partial
+                       if ":" not in entry or entry.endswith(f":{table}")})
 
 
 @dataclass(frozen=True)

@@ -2,14 +2,19 @@
 
 Prefix tests never compare every name with every prefix. Ownership takes, for
 each length a declared prefix has (a handful), the name's leading substring of
-that length and looks it up with a broadcast hash join in the declared prefixes
-of that length: no shuffle of the names. Where the other side is large (ACL
-bindings), names are exploded into all their leading substrings ("stems",
-lengths 1..len; Kafka names are at most 249 chars) and equi-joined on stem =
-prefix: linear in the total length of the names.
+that length and looks it up in a hash table of the declared prefixes that the
+plan carries as a literal (the tenancy is small): a projection, no join, no
+shuffle, and the cost per name does not grow with the number of prefixes.
+Where the other side is large (ACL bindings), names are exploded into all their
+leading substrings ("stems", lengths 1..len; Kafka names are at most 249
+chars) and equi-joined on stem = prefix: linear in the total length of names.
 """
 
 from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -32,67 +37,78 @@ def stems(df: DataFrame, name: str = "resource_name", alias: str = "stem", empty
 
 
 OWNER_FIELDS = ("tenant", "origin", "flow_id", "prefix")
-Lookup = tuple[str, DataFrame, Column]  # (owner column, broadcast table, join condition)
+OWNER_TYPE = "struct<" + ", ".join(f"{name}: string" for name in OWNER_FIELDS) + ">"
+SEPARATOR = "\t"  # lookup keys are "<cluster>\t<prefix>", or "\t<prefix>" for every cluster
+KEYS_PER_BUCKET = 4
 
 
-def owner_lookups(tenancy: Tenancy, kind: str) -> tuple[list[Column], list[Lookup]]:
-    """The declared prefixes of `kind` as lookup tables with unique keys, one per prefix length n
-    and scope: (cluster, prefix) for a cluster's own declarations (remote, internal), (prefix) for
-    the every-cluster ones (own). Returns the stem columns to add to the names (`_stem<i>`: the
-    first n characters) and, longest first, the tables with their join conditions.
+def _bucket(key: str, buckets: int) -> int:
+    """The bucket of `key`: the first 24 bits of its MD5, mod `buckets` (as `_bucket_column` in Spark)."""
+    return int(hashlib.md5(key.encode()).hexdigest()[:6], 16) % buckets
 
-    Read once on the driver (the tenancy is small) and kept in `tenancy.memo`. Two tenants
-    declaring one prefix is a policy violation; the greatest tenant name wins, stably."""
-    key = f"owners:{kind}"
-    if key not in tenancy.memo:
+
+def _bucket_column(key: Column, buckets: int) -> Column:
+    return (F.conv(F.substring(F.md5(key), 1, 6), 16, 10).cast("long") % F.lit(buckets)).cast("int")
+
+
+@dataclass(frozen=True)
+class OwnerLookup:
+    """The declared prefixes of one kind as a hash table Spark can carry as a literal: `table` is
+    JSON of a list of `buckets` maps {"<cluster>\t<prefix>": owner}; `lengths` the prefix lengths."""
+
+    table: str
+    buckets: int
+    lengths: tuple[int, ...]
+
+
+def owner_lookup(tenancy: Tenancy, kind: str) -> OwnerLookup:
+    """Built once on the driver (the tenancy is small: hundreds of tenants) and kept in
+    `tenancy.memo`. Two tenants declaring one prefix is a policy violation; the greatest tenant
+    name wins, stably."""
+    memo = f"owners:{kind}"
+    if memo not in tenancy.memo:
         rows = tenancy.tenant_prefixes.filter(F.col("kind") == kind).collect()
-        by_length: dict[int, dict[tuple[str, str], tuple]] = {}
+        entries: dict[str, dict[str, str | None]] = {}
         for row in sorted(rows, key=lambda r: (r.tenant, r.origin, r.prefix, r.cluster or "")):
-            entry = (row.tenant, row.origin, row.flow_id, row.prefix)
-            by_length.setdefault(len(row.prefix), {})[(row.cluster or "", row.prefix)] = entry
-        spark = tenancy.tenant_prefixes.sparkSession
-        owner = ", ".join(f"{name} string" for name in OWNER_FIELDS)
-        stem_lengths: list[tuple[str, int]] = []
-        lookups: list[Lookup] = []
-        for i, (length, entries) in enumerate(sorted(by_length.items())):
-            stem = f"_stem{i}"
-            stem_lengths.append((stem, length))
-            specific = [(cluster, *entry) for (cluster, _), entry in entries.items() if cluster]
-            everywhere = [entry for (cluster, _), entry in entries.items() if not cluster]
-            if everywhere:
-                table = spark.createDataFrame(everywhere, owner).select(
-                    F.col("prefix").alias(f"_pe{i}"), F.struct(*OWNER_FIELDS).alias(f"_oe{i}"))
-                lookups.insert(0, (f"_oe{i}", F.broadcast(table), F.col(stem) == F.col(f"_pe{i}")))
-            if specific:
-                table = spark.createDataFrame(specific, f"cluster string, {owner}").select(
-                    F.col("cluster").alias(f"_cs{i}"), F.col("prefix").alias(f"_ps{i}"),
-                    F.struct(*OWNER_FIELDS).alias(f"_os{i}"))
-                condition = (F.col(stem) == F.col(f"_ps{i}")) & (F.col("cluster") == F.col(f"_cs{i}"))
-                lookups.insert(0, (f"_os{i}", F.broadcast(table), condition))
-        tenancy.memo[key] = (stem_lengths, lookups)
-    stem_lengths, lookups = tenancy.memo[key]
-    return stem_lengths, lookups
+            entries[f"{row.cluster or ''}{SEPARATOR}{row.prefix}"] = {
+                "tenant": row.tenant, "origin": row.origin, "flow_id": row.flow_id, "prefix": row.prefix}
+        buckets = max(1, len(entries) // KEYS_PER_BUCKET)
+        table: list[dict[str, dict[str, str | None]]] = [{} for _ in range(buckets)]
+        for key, owner in entries.items():
+            table[_bucket(key, buckets)][key] = owner
+        lengths = tuple(sorted({len(owner["prefix"] or "") for owner in entries.values()}))
+        tenancy.memo[memo] = OwnerLookup(json.dumps(table, sort_keys=True), buckets, lengths)
+    return tenancy.memo[memo]
+
+
+def owner_of(cluster: Column, name: Column, lookup: OwnerLookup) -> Column:
+    """The owner struct of `name` on `cluster` (null: nobody owns it): the longest declared prefix
+    the name starts with, a cluster's own declaration before an every-cluster one of the same
+    length. One hash lookup per declared prefix length and scope: a projection, no join."""
+    if not lookup.lengths:
+        return F.lit(None).cast(OWNER_TYPE)
+    table = F.from_json(F.lit(lookup.table), f"array<map<string, {OWNER_TYPE}>>")  # folded into a literal
+
+    def find(key: Column) -> Column:
+        return F.try_element_at(F.try_element_at(table, _bucket_column(key, lookup.buckets) + 1), key)
+
+    def at(length: Column) -> Column:
+        stem = name.substr(F.lit(1), length)
+        found = F.coalesce(find(F.concat(cluster, F.lit(SEPARATOR), stem)), find(F.concat(F.lit(SEPARATOR), stem)))
+        return F.when(F.length(name) >= length, found)
+
+    candidates = F.transform(F.array(*[F.lit(n) for n in lookup.lengths]), at)  # shortest first
+    return F.aggregate(candidates, F.lit(None).cast(OWNER_TYPE), lambda best, found: F.coalesce(found, best))
 
 
 def owners(names: DataFrame, tenancy: Tenancy, kind: str, name: str = "resource_name") -> DataFrame:
     """`names` (with `cluster` and `name` columns) plus owner, owner_origin, owner_flow, owner_prefix
-    (all null: nobody owns the name), from the tenant prefixes of `kind` ("topic" or "group").
-
-    The longest declared prefix the name starts with wins, a cluster's own declaration before an
-    every-cluster one of the same length. One broadcast hash join per declared prefix length and
-    scope (a handful): no shuffle, and the cost does not grow with the number of prefixes.
-    """
-    stem_lengths, lookups = owner_lookups(tenancy, kind)
-    target = F.col(name)
-    df = names.select("*", *[F.when(F.length(target) >= n, target.substr(F.lit(1), F.lit(n))).alias(stem)
-                             for stem, n in stem_lengths])
-    for _, table, condition in lookups:
-        df = df.join(table, condition, "left")
-    best = F.coalesce(*[F.col(owner) for owner, _, _ in lookups]) if lookups else F.lit(None).cast(
-        "struct<" + ", ".join(f"{f}: string" for f in OWNER_FIELDS) + ">")
-    return df.select(*[F.col(f"`{c}`") for c in names.columns], best.tenant.alias("owner"),
-                     best.origin.alias("owner_origin"), best.flow_id.alias("owner_flow"),
-                     best.prefix.alias("owner_prefix"))
+    (all null: nobody owns the name), from the tenant prefixes of `kind` ("topic" or "group")."""
+    best = owner_of(F.col("cluster"), F.col(name), owner_lookup(tenancy, kind)).alias("_best")
+    return names.select("*", best).select(  # two projections: the lookup runs once per row, not per field
+        *[F.col(f"`{c}`") for c in names.columns], F.col("_best.tenant").alias("owner"),
+        F.col("_best.origin").alias("owner_origin"), F.col("_best.flow_id").alias("owner_flow"),
+        F.col("_best.prefix").alias("owner_prefix"))
 
 
 def topic_resources(snapshot: Snapshot) -> DataFrame:

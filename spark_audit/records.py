@@ -71,8 +71,11 @@ def read_records(spark: SparkSession, alias: str, config: dict[str, Any],
            .option("endingOffsets", json.dumps(ending)).option("includeHeaders", "true")
            .option("failOnDataLoss", "false").load())
     names = sorted(set(marker_headers))
-    marker = (F.expr(f"filter(headers, h -> h.key IN ({', '.join(json.dumps(n) for n in names)}))")[0]
-              .getField("value").cast("string") if names else F.lit(None).cast("string"))
+    # F.get, not [0]: under ANSI mode (Spark 4's default) indexing past the end of an array is an
+    # error, and a record without a marker header is normal (it is what RECORD_TENANT_MISMATCH skips).
+    marker_headers_only = F.expr(f"filter(headers, h -> h.key IN ({', '.join(json.dumps(n) for n in names)}))")
+    marker = (F.get(marker_headers_only, 0).getField("value").cast("string") if names
+              else F.lit(None).cast("string"))
     millis = F.unix_millis("timestamp")
     record_hash = F.sha2(F.concat(F.coalesce("key", F.lit(b"")), F.lit(b"\x00"), F.coalesce("value", F.lit(b"")),
                                   F.lit(b"\x00"), millis.cast("string").cast("binary")), 256)

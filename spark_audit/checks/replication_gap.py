@@ -29,8 +29,7 @@ PAIR = ("tenant", "flow_id", "source", "target", "source_topic", "remote_topic")
 
 def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     records = snapshot.records.filter(F.col("timestamp").isNotNull())
-    partial = [alias for alias in snapshot.partial if ":" not in alias] + [
-        entry.split(":", 1)[0] for entry in snapshot.partial if entry.endswith(":records")]
+    partial = snapshot.partial_clusters("records")
     flows = F.broadcast(tenancy.flows.filter(~F.col("source").isin(*partial) & ~F.col("target").isin(*partial))
                         .select("tenant", "flow_id", "source", "target", "replication_policy",
                                 F.explode("topics").alias("regex")))

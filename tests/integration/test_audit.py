@@ -83,15 +83,16 @@ def deployment(stack, tmp_path_factory):
     create_topics(admin_client(source.admin_config()), ["aud-a.orders", "aud-b.orders"])
     for tenant in ("aud-a", "aud-b"):
         produce(source.admin_config(), f"{tenant}.orders",
-                [Record(f"{tenant}-{i}".encode(), b"v", [("lob", MARKERS[tenant].encode())]) for i in range(5)])
+                [Record(f"{tenant}-{i}".encode(), b"v", [("lob", MARKERS[tenant].encode())]) for i in range(5)]
+                + [Record(f"{tenant}-unmarked".encode(), b"v", [])])  # no marker header: normal, not a finding
     for tenant in ("aud-a", "aud-b"):  # replicate with each tenant's own MM2, then stop it
         flow = f"{tenant}-source-to-target"
         stack.start_mirrormaker(flow, root / "gen" / "mm2" / f"{flow}.properties")
         try:
             password = DirSecretStore(store).get(f"scram-target-{tenant}-app", "password")
-            done = read(target.client_config(f"{tenant}-app", password), f"source.{tenant}.orders", 5, timeout=120,
+            done = read(target.client_config(f"{tenant}-app", password), f"source.{tenant}.orders", 6, timeout=120,
                         group=f"{tenant}-audit-check")
-            assert done.error is None and len(done.records) == 5
+            assert done.error is None and len(done.records) == 6
         finally:
             stack.stop_mirrormaker(flow)
     return {"repo": repo, "store": store, "root": root}

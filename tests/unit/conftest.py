@@ -12,7 +12,12 @@ def spark() -> Iterator[object]:
     """A local[2] SparkSession shared by every test that asks for it; started on first use only."""
     from spark_audit.run import spark_session
 
-    session = spark_session("local[2]", "mm2gov-audit-tests", {"spark.sql.shuffle.partitions": "1",
-                                                                "spark.default.parallelism": "1"})
+    # Test data is tiny and the JVM short-lived: one partition per shuffle, the JIT's quick tier
+    # only and no generated Java (compiling Spark's code, or the queries', would cost more CPU
+    # than running them). The queries' semantics do not depend on these settings.
+    session = spark_session("local[2]", "mm2gov-audit-tests", {
+        "spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
+        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"})
     yield session
     session.stop()

@@ -22,7 +22,8 @@ from governance.config import load_inventory
 from spark_audit.catalog import SEVERITIES, meta
 from spark_audit.checks import CHECKS
 from spark_audit.findings import COLUMNS
-from spark_audit.model import acl_row, snapshot_frames
+from spark_audit.model import acl_row, snapshot_frames, tenancy_frames
+from spark_audit.ownership import owners
 from spark_audit.run import run_checks
 from spark_audit.tenancy import build_tenancy
 from tests.conftest import REPO_ROOT, run_cli
@@ -430,6 +431,19 @@ def test_replication_gap(results):
 def test_findings_have_the_contract_shape(results):
     assert all(tuple(f) == COLUMNS for found in results.values() for f in found)
     assert all(f["severity"] == meta(f["check_id"]).severity for found in results.values() for f in found)
+
+
+def test_ownership_is_the_longest_prefix_and_the_clusters_own_first(spark):
+    prefixes = [("outer", "topic", "a.", None, "own", None), ("inner", "topic", "a.b.", None, "own", None),
+                ("replica", "topic", "a.b.", "x", "remote", "replica-y-to-x"),
+                ("grp", "group", "a.", None, "own", None)]
+    tenancy = tenancy_frames(spark, {"tenant_prefixes": prefixes})
+    names = spark.createDataFrame([("y", "a.b.c"), ("x", "a.b.c"), ("y", "a.c"), ("y", "a."), ("y", "a"),
+                                   ("y", "b.a.")], "cluster string, resource_name string")
+    found = {(r.cluster, r.resource_name): (r.owner, r.owner_origin) for r in owners(names, tenancy, "topic").collect()}
+    assert found == {("y", "a.b.c"): ("inner", "own"), ("x", "a.b.c"): ("replica", "remote"),
+                     ("y", "a.c"): ("outer", "own"), ("y", "a."): ("outer", "own"), ("y", "a"): (None, None),
+                     ("y", "b.a."): (None, None)}
 
 
 def test_every_check_has_a_test_here():

@@ -12,7 +12,7 @@ from governance.config import load_inventory
 from spark_audit.catalog import KEYS, SEVERITIES, catalog, catalog_dir, load_meta
 from spark_audit.checks import CHECKS
 from spark_audit.findings import COLUMNS
-from spark_audit.model import SNAPSHOT_SCHEMAS, TENANCY_SCHEMAS, acl_row
+from spark_audit.model import SNAPSHOT_SCHEMAS, TENANCY_SCHEMAS, Snapshot, acl_row
 from spark_audit.tenancy import FlowRow, GrantRow, MarkerRow, PrincipalRow, TenantPrefix, tenancy_rows
 from tests.conftest import REPO_ROOT
 
@@ -109,3 +109,9 @@ def test_catalog_rejects_bad_entries(tmp_path: Path):
 def test_findings_columns_are_the_contract_keys():
     assert COLUMNS == ("check_id", "severity", "tenant", "cluster", "resource_type", "resource_name", "principal",
                        "message", "remediation", "evidence")
+
+
+def test_partial_names_whole_clusters_or_single_tables():
+    snapshot = Snapshot(*([None] * 6), partial=("dr", "cloud:records", "onprem:acls"))  # type: ignore[arg-type]
+    assert snapshot.partial_clusters("records") == ["cloud", "dr"]
+    assert snapshot.partial_clusters("acls") == ["dr", "onprem"]

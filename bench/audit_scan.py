@@ -1,0 +1,105 @@
+"""Benchmark: the audit's record scan (Spark's Kafka source) against a plain confluent-kafka consumer.
+
+Starts one real Kafka broker (the local stack's, SASL_SSL + SCRAM), writes a topic of
+`--records` records over 4 partitions with a tenant-marker header, then reads the whole
+topic twice in the same run: with a confluent-kafka Consumer (the reference) and with
+`spark_audit.records.read_records` on local[2] (hash + marker per record, as the audit
+does; Spark session start not counted). Prints records/s of each and the ratio.
+Target: the Spark scan reaches at least 50% of the plain consumer's rate.
+
+Usage: python bench/audit_scan.py [--records 200000] [--value-bytes 512]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (bench/secrets.py: stdlib name)
+
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+
+from governance.devstack import tools  # noqa: E402
+from governance.devstack.stack import Stack, StackSpec  # noqa: E402
+from governance.kafka.admin import admin_client, create_topics  # noqa: E402
+from spark_audit.records import offset_window, read_records  # noqa: E402
+from spark_audit.run import spark_session  # noqa: E402
+
+TOPIC, PARTITIONS = "bench.scan", 4
+
+
+def fill(config: dict, records: int, value_bytes: int) -> None:
+    producer = Producer({**config, "linger.ms": 20, "batch.size": 1_000_000, "compression.type": "lz4",
+                         "acks": "1", "queue.buffering.max.messages": 500_000})
+    value = b"x" * value_bytes
+    for i in range(records):
+        while True:
+            try:
+                producer.produce(TOPIC, key=str(i).encode(), value=value, partition=i % PARTITIONS,
+                                 headers=[("lob", b"bench")])
+                break
+            except BufferError:
+                producer.poll(0.05)
+        if i % 10_000 == 0:
+            producer.poll(0)
+    assert producer.flush(120) == 0
+
+
+def consume_all(config: dict, window: dict) -> tuple[int, float]:
+    consumer = Consumer({**config, "group.id": "bench-scan", "enable.auto.commit": False,
+                         "fetch.max.bytes": 52_428_800, "max.partition.fetch.bytes": 10_485_760})
+    parts = window[TOPIC]
+    consumer.assign([TopicPartition(TOPIC, p, start) for p, (start, _) in parts.items()])
+    remaining = {p: end for p, (_, end) in parts.items()}
+    count = 0
+    began = time.perf_counter()
+    while remaining:
+        for message in consumer.consume(10_000, timeout=1.0):
+            if message.error():
+                continue
+            count += 1
+            if message.offset() + 1 >= remaining.get(message.partition(), 0):
+                remaining.pop(message.partition(), None)
+    seconds = time.perf_counter() - began
+    consumer.close()
+    return count, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=200_000)
+    parser.add_argument("--value-bytes", type=int, default=512)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="mm2gov-bench-scan-") as tmp:
+        stack = Stack(StackSpec(run_dir=Path(tmp), components=("kafka",), kafka_clusters=("source",))).up()
+        try:
+            config = stack.kafka["source"].admin_config()
+            create_topics(admin_client(config), [TOPIC], partitions=PARTITIONS)
+            began = time.perf_counter()
+            fill(config, args.records, args.value_bytes)
+            print(f"wrote {args.records} records ({args.value_bytes}-byte values, {PARTITIONS} partitions) "
+                  f"in {time.perf_counter() - began:.1f} s")
+            window = offset_window(config, {TOPIC: PARTITIONS}, args.records)
+            plain_count, plain_seconds = consume_all(config, window)
+            spark = spark_session("local[2]", settings={"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
+            read_records(spark, "source", config, window, ["lob"]).count()  # warm-up: JVM, connector classes
+            began = time.perf_counter()
+            spark_count = read_records(spark, "source", config, window, ["lob"]).count()
+            spark_seconds = time.perf_counter() - began
+            spark.stop()
+        finally:
+            stack.down()
+    plain_rate, spark_rate = plain_count / plain_seconds, spark_count / spark_seconds
+    for name, count, seconds, rate in (("confluent-kafka consumer", plain_count, plain_seconds, plain_rate),
+                                       ("Spark Kafka scan (audit)", spark_count, spark_seconds, spark_rate)):
+        print(f"  {name}  {count:>8} records in {seconds:6.2f} s  {rate:>10,.0f} records/s")
+    ratio = spark_rate / plain_rate
+    verdict = "met" if ratio >= 0.5 else "MISSED"
+    print(f"target: Spark scan at least 50% of the plain consumer -> {ratio:.0%} ({verdict})")
+
+
+if __name__ == "__main__":
+    main()
