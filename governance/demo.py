@@ -62,6 +62,10 @@ def run_demo(run_dir: Path | None, keep: bool = False) -> None:
         _apply(repo, secrets, stack)
         _replicate(stack, secrets, out)
         _kubernetes(stack)
+        _plant_misrouted_record(stack)
+        if not keep:  # their records are replicated; five JVMs less leaves the cores to Spark
+            for flow_id in sorted(stack.mirrormakers):
+                stack.stop_mirrormaker(flow_id)
         _audit(stack, repo, secrets, run_dir)
     finally:
         if keep:
@@ -90,6 +94,20 @@ def _local_acme(stack: Stack, run_dir: Path) -> tuple[Path, Path, Path]:
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "governance", "--log-level", "warning", *args],
                           capture_output=True, text=True, cwd=REPO_ROOT)
+
+
+def _cli_with_progress(*args: str) -> subprocess.CompletedProcess[str]:
+    """`_cli`, echoing the command's progress (its stderr) as it comes, minus the JVM's banner."""
+    process = subprocess.Popen([sys.executable, "-m", "governance", "--log-level", "warning", *args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    errors: list[str] = []
+    assert process.stderr is not None and process.stdout is not None
+    for line in process.stderr:
+        errors.append(line)
+        if not line.startswith("WARNING: Using incubator modules"):
+            click.echo(f"    | {line.rstrip()}")
+    stdout = process.stdout.read()
+    return subprocess.CompletedProcess(process.args, process.wait(), stdout, "".join(errors))
 
 
 def _apply(repo: Path, secrets: Path, stack: Stack) -> None:
@@ -200,6 +218,19 @@ LEAKS = [  # what hand-made changes and a careless producer leave behind: (clust
 ]
 
 
+def _plant_misrouted_record(stack: Stack) -> None:
+    """A record carrying marketing's marker in payments' topic, left for MM2 to replicate: the
+    audit finds it on the source and on both targets."""
+    produce(stack.kafka["onprem"].admin_config(), "payments.orders",
+            [Record(b"misrouted", b"{}", [("lob", b"marketing")])])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done = read(stack.kafka["cloud"].admin_config(), "onprem.payments.orders", 100, timeout=5)
+        if any(record.key == b"misrouted" for record in done.records):
+            return
+    click.echo("  (the misrouted record had not reached cloud after 60 s; the audit will see it on onprem)")
+
+
 def _audit(stack: Stack, repo: Path, secrets: Path, run_dir: Path) -> None:
     step("The audit (PySpark): leaks planted by hand on the live clusters, found in topics, ACLs and records")
     for alias, binding in LEAKS:
@@ -208,11 +239,11 @@ def _audit(stack: Stack, repo: Path, secrets: Path, run_dir: Path) -> None:
                    f"{binding.pattern_type} {binding.resource_name}")
     upsert_scram_user(admin_client(stack.kafka["onprem"].admin_config()), "old-batch-job", random_password())
     click.echo("  planted on onprem: SCRAM user old-batch-job (no tenant declares it)")
-    onprem = stack.kafka["onprem"].admin_config()
-    produce(onprem, "payments.orders", [Record(b"misrouted", b"{}", [("lob", b"marketing")])])
-    click.echo("  planted on onprem: a record in payments.orders whose lob header says marketing")
+    click.echo("  planted on onprem: a record in payments.orders whose lob header says marketing "
+               "(and replicated to cloud and onprem-dr by payments' flows)")
     out = run_dir / "audit"
-    done = _cli("audit", str(repo), "--out", str(out), "--secrets-dir", str(secrets), "--records-per-partition", "500")
+    done = _cli_with_progress("audit", str(repo), "--out", str(out), "--secrets-dir", str(secrets),
+                              "--records-per-partition", "500")
     if done.returncode not in (0, 1):
         raise click.ClickException(f"audit failed: {done.stderr.strip()[-2000:]}")
     document = json.loads((out / "audit.json").read_text())

@@ -8,7 +8,7 @@ never null and the report needs no special case.
 
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
@@ -39,6 +39,3 @@ def to_findings(df: DataFrame, check_id: str, *, tenant: ColumnLike, cluster: Co
     }
     return df.select(*[F.coalesce(values[name].cast("string"), F.lit("")).alias(name) for name in COLUMNS])
 
-
-def empty_findings(spark: SparkSession) -> DataFrame:
-    return spark.createDataFrame([], FINDING_SCHEMA)

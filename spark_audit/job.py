@@ -80,7 +80,7 @@ def run_audit(repo: Path, store: SecretStore, options: AuditOptions,
         progress(f"{alias}: scanned {count} records in {sum(len(p) for p in window.values())} partitions")
     snapshot = dataclasses.replace(snapshot, records=records, partial=tuple(collected.partial))
     progress("running checks")
-    findings = [_finding(row.asDict()) for row in run_checks(spark, snapshot, tenancy, options.checks).collect()]
+    findings = [_finding(row.asDict()) for row in run_checks(spark, snapshot, tenancy, options.checks, progress)]
     run = AuditRun(
         run_id=started.strftime("%Y%m%dT%H%M%SZ"), started=started.isoformat(), repo=str(repo),
         clusters=sorted(inventory.clusters), partial=list(collected.partial), problems=list(collected.problems),

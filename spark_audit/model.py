@@ -12,8 +12,14 @@ Values follow CONTRACT.md: ACL fields are upper case ("TOPIC", "PREFIXED",
 
 from __future__ import annotations
 
+import atexit
+import functools
+import json
+import shutil
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
@@ -131,7 +137,35 @@ def frames(spark: SparkSession, schemas: Mapping[str, StructType],
     unknown = set(rows) - set(schemas)
     if unknown:
         raise ValueError(f"unknown tables: {', '.join(sorted(unknown))}")
-    return {name: spark.createDataFrame(list(rows.get(name, ())), schema) for name, schema in schemas.items()}
+    local = spark.sparkContext.master.startswith("local")
+    return {name: _frame(spark, list(rows.get(name, ())), schema, local) for name, schema in schemas.items()}
+
+
+def _frame(spark: SparkSession, rows: list[Any], schema: StructType, local: bool) -> DataFrame:
+    """Rows as a DataFrame the JVM can scan without a Python worker where it can.
+
+    `createDataFrame(list)` makes a Python RDD: every scan of it, in every stage of every check,
+    starts Python workers to unpickle rows, which is most of a small audit's time. An empty
+    table is an empty JVM RDD; with a local master the rows go through a JSON-lines file the
+    driver writes (executors share its disk); on a cluster they stay a Python RDD."""
+    if not rows:
+        return spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)
+    if not local:
+        return spark.createDataFrame(rows, schema)
+    names = schema.fieldNames()
+    path = Path(tempfile.mkdtemp(prefix="frame-", dir=_scratch())) / "rows.json"
+    with path.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(dict(zip(names, row, strict=True)), separators=(",", ":")) + "\n")
+    return spark.read.schema(schema).option("mode", "FAILFAST").json(str(path))
+
+
+@functools.cache
+def _scratch() -> str:
+    """A directory for this process's frame files, removed when it exits."""
+    folder = tempfile.mkdtemp(prefix="mm2gov-audit-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def snapshot_frames(spark: SparkSession, rows: Mapping[str, Iterable[Any]], partial: Iterable[str] = ()) -> Snapshot:

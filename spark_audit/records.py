@@ -62,7 +62,7 @@ def read_records(spark: SparkSession, alias: str, config: dict[str, Any],
                  window: dict[str, dict[int, tuple[int, int]]], marker_headers: Iterable[str]) -> DataFrame:
     """The `records` table rows of one cluster's window (an empty frame when the window is empty)."""
     if not window:
-        return spark.createDataFrame([], SNAPSHOT_SCHEMAS["records"])
+        return spark.createDataFrame(spark.sparkContext.emptyRDD(), SNAPSHOT_SCHEMAS["records"])
     starting = {topic: {str(p): start for p, (start, _) in parts.items()} for topic, parts in window.items()}
     ending = {topic: {str(p): end for p, (_, end) in parts.items()} for topic, parts in window.items()}
     assign = {topic: sorted(parts) for topic, parts in window.items()}
