@@ -32,16 +32,20 @@ class BadReview(ValueError):
 
 
 def _depth_ok(value: Any, limit: int = MAX_NESTING) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return False
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return True
+    """No value deeper than `limit` (the top level is 1). Level by level, without a tuple per value:
+    this runs on every review."""
+    level = [value]
+    for _ in range(limit):
+        below: list[Any] = []
+        for item in level:
+            if isinstance(item, dict):
+                below.extend(item.values())
+            elif isinstance(item, list):
+                below.extend(item)
+        if not below:
+            return True
+        level = below
+    return False
 
 
 def parse_review(body: bytes) -> dict[str, Any]:

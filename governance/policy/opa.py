@@ -20,6 +20,7 @@ from opa_client import OpaClient
 from opa_client.errors import RegoParseError
 
 from governance.devstack import tools
+from governance.devstack.opa import opa_env
 from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port
 from governance.errors import RuntimeFailure
 from governance.policy.bundle import PolicyModule
@@ -68,6 +69,7 @@ class OpaEngine:
             "opa", [str(opa), "run", "--server", "--addr", f"{LOOPBACK}:{port}", "--disable-telemetry",
                     "--log-level", "error", *[str(m.path) for m in self.builtin]],
             Path(self._tmp.name) / "opa.log",
+            env=opa_env(),
         )
         self.url = f"http://{LOOPBACK}:{port}"
         self._process.start()

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import socket
+import threading
 
 import pytest
 
-from governance.admission.decider import parse_verdict
-from governance.admission.review import BadReview, denial_message, parse_review, policy_input, response
+from governance.admission.decider import OpaConnection, parse_verdict
+from governance.admission.review import (
+    MAX_NESTING,
+    BadReview,
+    _depth_ok,
+    denial_message,
+    parse_review,
+    policy_input,
+    response,
+)
 
 
 def review(**request) -> bytes:
@@ -90,3 +101,91 @@ def test_a_clean_decision_allows_and_a_denial_lists_every_violation():
     assert "[a] first" in message and "[b] second" in message
     answer = response("u-9", False, message)["response"]
     assert answer["uid"] == "u-9" and answer["status"]["code"] == 403
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for level in range(depth - 1):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("depth", [1, 2, MAX_NESTING - 1, MAX_NESTING])
+def test_nesting_up_to_the_limit_passes(depth):
+    assert _depth_ok(_nested(depth)) and _depth_ok([[], {}, _nested(depth - 1) if depth > 1 else 1])
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, MAX_NESTING + 2, 500])
+def test_nesting_beyond_the_limit_fails(depth):
+    assert not _depth_ok(_nested(depth)) and not _depth_ok({"a": 1, "b": [_nested(depth - 1)]})
+
+
+class FakeOpa:
+    """A loopback server answering each request with the next canned response; counts connections."""
+
+    def __init__(self, answers: list[bytes]) -> None:
+        self.answers = list(answers)
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while self.answers:
+            sock, _ = self.listener.accept()
+            self.connections += 1
+            with sock, sock.makefile("rb") as reader:
+                while self.answers:
+                    head = b""
+                    while not head.endswith(b"\r\n\r\n"):
+                        line = reader.readline()
+                        if not line:
+                            break
+                        head += line
+                    if not head:
+                        break
+                    length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length"))
+                                 .split(b":")[1])
+                    self.requests.append(head + reader.read(length))
+                    answer = self.answers.pop(0)
+                    if answer == b"CLOSE":  # drop the keep-alive connection without answering
+                        break
+                    sock.sendall(answer)
+                    if b"Connection: close" in answer:
+                        break
+
+
+def test_opa_client_reuses_one_connection_and_reads_chunked_answers():
+    opa = FakeOpa([b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n{\"result\":1}",
+                   b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   b"5;x=y\r\n{\"res\r\n7\r\nult\":2}\r\n0\r\n\r\n",
+                   b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"])
+    client = OpaConnection(opa.url, timeout=5)
+    assert client.request("POST", "/v1/data/x", {"input": {"a": 1}}) == (200, b'{"result":1}')
+    assert client.request("GET", "/v1/data/y") == (200, b'{"result":2}')
+    assert client.request("DELETE", "/v1/data/z") == (404, b"")
+    assert opa.connections == 1
+    first = opa.requests[0]
+    assert first.startswith(b"POST /v1/data/x HTTP/1.1\r\n") and first.endswith(b'\r\n\r\n{"input": {"a": 1}}')
+
+
+def test_opa_client_reconnects_after_close_and_retries_a_dropped_keep_alive_once():
+    opa = FakeOpa([b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}",
+                   b"CLOSE",
+                   b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]"])
+    client = OpaConnection(opa.url, timeout=5)
+    assert client.request("POST", "/a", {}) == (200, b"{}")
+    assert client.request("POST", "/b", {}) == (200, b"[]")  # the dropped request is sent again, fresh
+    assert opa.connections == 3
+
+
+@pytest.mark.parametrize("answer", [
+    b"garbage\r\n\r\n", b"HTTP/1.1 abc\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\nConnection: close\r\n\r\nshort",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n",
+])
+def test_opa_client_refuses_a_malformed_answer(answer):
+    opa = FakeOpa([answer, answer])
+    with pytest.raises((OSError, http.client.HTTPException)):
+        OpaConnection(opa.url, timeout=5).request("POST", "/v1/data/x", {})

@@ -191,6 +191,9 @@ admin_secrets := {[secret, alias] |
 	secret := concat("", [cluster.security.ca_secret, "-key"])
 }
 
+# The names alone, so that rules look a name up instead of walking every pair.
+admin_secret_names := {secret | some [secret, _] in admin_secrets}
+
 # ---- names -----------------------------------------------------------------
 
 # `name` falls under a tenant prefix, separator included: "payments" is not

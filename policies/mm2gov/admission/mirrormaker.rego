@@ -28,44 +28,50 @@ mirrors := [[i, mirror] |
 	is_object(mirror)
 ]
 
-# [source alias, its path, target alias, its path] of a mirror.
-ends(i, mirror) := [source, source_path, target, target_path] if {
+# Per-mirror facts that several rules read are computed once per review into
+# objects keyed by the mirror's index, which rules look up; paths stay
+# segments until a violation needs them as a pointer.
+
+# ends[i] = [source alias, its path segments, target alias, its path segments].
+ends := {i: mirror_ends(i, mirror) | some [i, mirror] in mirrors}
+
+mirror_ends(i, mirror) := [source, ["spec", "mirrors", i, "sourceCluster"], target, target_path] if {
 	legacy
 	source := lib.as_string(object.get(mirror, "sourceCluster", ""))
-	source_path := lib.pointer(["spec", "mirrors", i, "sourceCluster"])
 	[target, target_path] := legacy_target(i, mirror)
 } else := [
 	lib.as_string(object.get(mirror, ["source", "alias"], "")),
-	lib.pointer(["spec", "mirrors", i, "source", "alias"]),
+	["spec", "mirrors", i, "source", "alias"],
 	v1_target,
-	"spec/target/alias",
+	["spec", "target", "alias"],
 ]
 
-legacy_target(i, mirror) := [lib.as_string(mirror.targetCluster), lib.pointer(["spec", "mirrors", i, "targetCluster"])] if {
+legacy_target(i, mirror) := [lib.as_string(mirror.targetCluster), ["spec", "mirrors", i, "targetCluster"]] if {
 	"targetCluster" in object.keys(mirror)
-} else := [connect_cluster, "spec/connectCluster"]
+} else := [connect_cluster, ["spec", "connectCluster"]]
 
 connect_cluster := lib.as_string(object.get(lib.spec, "connectCluster", ""))
 
 v1_target := lib.as_string(object.get(lib.spec, ["target", "alias"], ""))
 
-# [alias, path, role] of every cluster alias the object names.
-alias_refs contains [v1_target, "spec/target/alias", "target"] if not legacy
+# [alias, path segments, role] of every cluster alias the object names.
+alias_refs contains [v1_target, ["spec", "target", "alias"], "target"] if not legacy
 
-alias_refs contains [connect_cluster, "spec/connectCluster", "Connect (target)"] if legacy
+alias_refs contains [connect_cluster, ["spec", "connectCluster"], "Connect (target)"] if legacy
 
 alias_refs contains [source, path, "source"] if {
-	some [i, mirror] in mirrors
-	[source, path, _, _] := ends(i, mirror)
+	some [source, path, _, _] in ends
 }
 
 alias_refs contains [target, path, "target"] if {
-	some [i, mirror] in mirrors
-	[_, _, target, path] := ends(i, mirror)
+	some [_, _, target, path] in ends
 }
 
-# The tenant's flows from `source` to `target`.
-declared(source, target) := [flow | some flow in lib.flows; flow.source == source; flow.target == target]
+# declared[i] = the tenant's flows from mirror i's source to its target.
+declared := {i: flows |
+	some i, [source, _, target, _] in ends
+	flows := [flow | some flow in lib.flows; flow.source == source; flow.target == target]
+}
 
 # MM2 reads topicsPattern & co. as a comma-separated list (Kafka's LIST type,
 # trimmed around commas) and joins the items with "|"; an empty item matches
@@ -76,21 +82,30 @@ regexes(value) := [regex |
 	regex != ""
 ]
 
-field_regexes(mirror, field) := regexes(lib.as_string(object.get(mirror, field, "")))
+pattern_fields := ["topicsPattern", "topicsExcludePattern", "groupsPattern"]
 
-# The facts of an item, when they are complete; anything else is refused
-# (admission_mm2_pattern_refused), never read as "no alternative outside".
-facts(regex) := f if {
-	f := input.patterns[regex]
-	is_object(f)
+# items[i][field] = the items of mirror i's pattern field (none when unset).
+items := {i: {field: regexes(lib.as_string(object.get(mirror, field, ""))) | some field in pattern_fields} |
+	some [i, mirror] in mirrors
+}
+
+# facts[regex] = the facts of an item, for every item whose facts are
+# complete; anything else is refused (admission_mm2_pattern_refused), never
+# read as "no alternative outside". Each item is checked once however many
+# rules read it (as a function, it was checked again at every call).
+facts := {regex: f |
+	some regex, f in input.patterns
+	is_boolean(f.case_insensitive) # so f is an object: only objects have fields
+	alternatives := f.alternatives
+	is_array(alternatives)
 	not "error" in object.keys(f)
-	is_boolean(f.case_insensitive)
-	is_array(f.alternatives)
-	count(f.alternatives) > 0
-	every alt in f.alternatives {
+	complete := [alt |
+		some alt in alternatives
 		is_string(alt.literal_prefix)
 		is_boolean(alt.exact)
-	}
+	]
+	count(complete) > 0
+	count(complete) == count(alternatives)
 }
 
 why_refused(regex) := sprintf("%v", [input.patterns[regex].error]) if {
@@ -122,10 +137,10 @@ fix(prefixes) := sprintf("anchor it at one of them, e.g. '%s'", [ilib.anchored_e
 
 violations contains lib.violation("admission_mm2_pattern_refused", "high", msg, path) if {
 	checked
-	some [i, mirror] in mirrors
-	some field in ["topicsPattern", "topicsExcludePattern", "groupsPattern"]
-	some regex in field_regexes(mirror, field)
-	not facts(regex)
+	some i, per_field in items
+	some field, field_items in per_field
+	some regex in field_items
+	not facts[regex]
 	path := lib.pointer(["spec", "mirrors", i, field])
 	msg := sprintf(
 		"%s: mirror %d %s item '%s' cannot be checked (%s), so it is refused; rewrite it with constructs Java and Python read alike (no \\p{..}, \\Q..\\E, named groups, nested classes, (?u)/(?U)/(?d) flags)",
@@ -138,7 +153,7 @@ violations contains lib.violation(rule, "high", msg, path) if {
 	checked
 	some [rule, field, kind, prefixes_field] in scope_checks
 	some [i, mirror] in mirrors
-	count(field_regexes(mirror, field)) == 0
+	count(items[i][field]) == 0
 	needed(field, mirror)
 	prefixes := object.get(lib.tenant, prefixes_field, [])
 	path := lib.pointer(["spec", "mirrors", i, field])
@@ -157,14 +172,13 @@ violations contains lib.violation(rule, "high", msg, path) if {
 	checked
 	some [rule, field, kind, prefixes_field] in scope_checks
 	prefixes := object.get(lib.tenant, prefixes_field, [])
-	some [i, mirror] in mirrors
-	some regex in field_regexes(mirror, field)
-	f := facts(regex)
+	some i, per_field in items
+	some regex in per_field[field]
+	f := facts[regex]
 	not f.case_insensitive
-	outside := [text |
+	outside := [literal_text(alt.literal_prefix) |
 		some alt in f.alternatives
 		not alt_inside(alt, prefixes)
-		text := literal_text(alt.literal_prefix)
 	]
 	count(outside) > 0
 	path := lib.pointer(["spec", "mirrors", i, field])
@@ -177,9 +191,9 @@ violations contains lib.violation(rule, "high", msg, path) if {
 violations contains lib.violation(rule, "high", msg, path) if {
 	checked
 	some [rule, field, kind, prefixes_field] in scope_checks
-	some [i, mirror] in mirrors
-	some regex in field_regexes(mirror, field)
-	facts(regex).case_insensitive
+	some i, per_field in items
+	some regex in per_field[field]
+	facts[regex].case_insensitive
 	prefixes := object.get(lib.tenant, prefixes_field, [])
 	path := lib.pointer(["spec", "mirrors", i, field])
 	msg := sprintf(
@@ -231,8 +245,9 @@ violations contains lib.violation("admission_object_malformed", "high", msg, pat
 
 violations contains lib.violation("admission_mm2_cluster_unknown", "high", msg, path) if {
 	checked
-	some [alias, path, role] in alias_refs
+	some [alias, segments, role] in alias_refs
 	not lib.repo_clusters[alias]
+	path := lib.pointer(segments)
 	msg := sprintf(
 		"%s: %s cluster alias '%s' is not a cluster of clusters.yaml (%s); use one of those aliases, or add the cluster to clusters.yaml first",
 		[lib.subject, role, alias, lib.text_list(object.keys(lib.repo_clusters))],
@@ -241,11 +256,10 @@ violations contains lib.violation("admission_mm2_cluster_unknown", "high", msg, 
 
 violations contains lib.violation("admission_mm2_flow_undeclared", "high", msg, path) if {
 	checked
-	some [i, mirror] in mirrors
-	[source, _, target, _] := ends(i, mirror)
+	some i, [source, _, target, _] in ends
 	lib.repo_clusters[source]
 	lib.repo_clusters[target]
-	count(declared(source, target)) == 0
+	count(declared[i]) == 0
 	path := lib.pointer(["spec", "mirrors", i])
 	msg := sprintf(
 		"%s: mirror %d replicates %s -> %s, which is not a flow of tenant %s (its flows: %s); declare the flow in tenants/%s.yaml first, or mirror one of its flows",
@@ -334,8 +348,8 @@ policy_classes := {
 violations contains lib.violation("admission_mm2_replication_policy", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
-	[source, _, target, _] := ends(i, mirror)
-	flows := declared(source, target)
+	[source, _, target, _] := ends[i]
+	flows := declared[i]
 	count(flows) > 0
 	some connector in ["sourceConnector", "checkpointConnector"]
 	connector in object.keys(mirror)
@@ -422,8 +436,9 @@ none_text(items) := lib.text_list(items) if {
 # (e.g. KubernetesSecretConfigProvider), the way credentials should come in.
 sensitive_key(key) if {
 	is_string(key)
-	not startswith(lower(key), "config.providers")
-	regex.match(`password|secret|sasl\.jaas\.config|keystore\.key|ssl\.key(\.|$)`, lower(key))
+	lowered := lower(key)
+	regex.match(`password|secret|sasl\.jaas\.config|keystore\.key|ssl\.key(\.|$)`, lowered)
+	not startswith(lowered, "config.providers")
 }
 
 # A config provider reference: ${provider:[path:]key}.
@@ -550,6 +565,7 @@ violations contains lib.violation("admission_mm2_admin_credentials", "critical",
 	some [auth, segments] in authentications
 	some field in ["passwordSecret", "certificateAndKey"]
 	secret := auth[field].secretName
+	secret in lib.admin_secret_names
 	some [admin, alias] in lib.admin_secrets
 	admin == secret
 	path := lib.pointer(array.concat(array.concat(["spec"], segments), [field, "secretName"]))

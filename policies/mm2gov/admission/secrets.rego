@@ -70,6 +70,7 @@ user_names_text := lib.text_list(tenant_user_names) if {
 # A cluster's admin credentials or CA key never belong to a tenant.
 violations contains lib.violation("admission_secret_cluster_credentials", "critical", msg, "metadata/name") if {
 	checked
+	lib.name in lib.admin_secret_names
 	some [secret, alias] in lib.admin_secrets
 	secret == lib.name
 	msg := sprintf(

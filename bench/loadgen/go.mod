@@ -1,0 +1,3 @@
+module mm2gov/bench/loadgen
+
+go 1.22
