@@ -272,9 +272,10 @@ def generate(repo: Path, out: Path, secrets_path: str, opa_url: str | None) -> N
     """Write what enforces REPO: OUT/mm2/<flow>.properties (one MirrorMaker 2 per tenant flow),
     OUT/acls/<cluster>.json, OUT/strimzi/*.yaml. Refuses a repo with violations (exit 1)."""
     from governance.compile.write import write_outputs
+    from governance.secrets.placement import placement
 
-    _, state = _desired_state(repo, opa_url, secrets_path)
-    written = write_outputs(state, out)
+    inventory, state = _desired_state(repo, opa_url, secrets_path)
+    written = write_outputs(state, out, placement(state, inventory.clusters).tenant_secrets(state))
     click.echo(f"wrote {len(written)} files to {out}")
 
 
@@ -607,10 +608,10 @@ def import_legacy(legacy: Path, tenant: str, out: Path | None) -> None:
     never echoed."""
     import yaml
 
-    from governance.importer import import_properties
+    from governance.importer import import_properties, read_properties_file
 
     try:
-        imported = import_properties(legacy.read_text(encoding="utf-8"), tenant)
+        imported = import_properties(read_properties_file(legacy), tenant)
     except ValueError as exc:
         raise click.UsageError(f"{legacy}: {exc}") from None
     for warning in imported.warnings:

@@ -28,6 +28,7 @@ from governance.devstack.stack import REPO_ROOT, Stack, StackSpec
 from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
+from governance.model.names import scram_secret
 from governance.plan.diff import make_plan
 from governance.policy.decide import PolicySession
 from governance.render import plan as render_plan
@@ -121,7 +122,9 @@ def _apply(repo: Path, secrets: Path, stack: Stack) -> None:
         per_cluster = ", ".join(f"{c['cluster']}: +{len(c['create_acls'])} ACLs +{len(c['create_users'])} users"
                                 for c in result["clusters"])
         click.echo(f"  {attempt} apply ({time.monotonic() - began:.1f}s): {result['changes']} changes ({per_cluster})")
-    click.echo("  the second apply changes nothing: apply is idempotent")
+    if result["changes"] != 0:
+        raise click.ClickException(f"the second apply made {result['changes']} changes: apply is not idempotent")
+    click.echo("  measured: the second apply made 0 changes")
 
 
 def _replicate(stack: Stack, secrets: Path, out: Path) -> None:
@@ -144,25 +147,55 @@ def _replicate(stack: Stack, secrets: Path, out: Path) -> None:
     store = DirSecretStore(secrets)
     for tenant, (topic, user) in DEMO_RECORDS.items():
         target = "onprem-dr" if tenant == "risk" else "cloud"
-        config = stack.kafka[target].client_config(user, store.get(f"scram-{target}-{user}", "password"))
+        config = stack.kafka[target].client_config(user, store.get(scram_secret(target, f"User:{user}"), "password"))
         remote = topic if tenant == "logistics" else f"onprem.{topic}"  # logistics uses the identity policy
         own = read(config, remote, 1, timeout=120, group=f"{tenant}-demo")
         headers = own.records[0].headers if own.records else []
         where = f"{target}:{remote}"
         click.echo(f"  {user:<15} reads {where:<36} -> {len(own.records)} record(s) {headers}")
-    config = stack.kafka["cloud"].client_config("marketing-app", store.get("scram-cloud-marketing-app", "password"))
+    config = stack.kafka["cloud"].client_config("marketing-app",
+                                                store.get(scram_secret("cloud", "User:marketing-app"), "password"))
     other = read(config, "onprem.payments.orders", 1, timeout=30, group="marketing-demo")
     click.echo(f"  marketing-app   reads {'cloud:onprem.payments.orders':<36} -> refused by the broker: "
                f"{other.error.name() if other.error else 'NOT REFUSED'}")
-    topics = sorted(admin_client(stack.kafka["cloud"].admin_config()).list_topics(timeout=10).topics)
-    click.echo(f"  topics on cloud: {', '.join(t for t in topics if not t.startswith('__'))}")
-    click.echo("  no shared heartbeats, checkpoints or offset-syncs topic; restricted risk data stayed on premises")
+    if other.error is None:
+        raise click.ClickException("marketing-app read payments' remote topic on cloud: isolation does not hold")
+    _check_topics(stack)
     step("Per-tenant monitoring: each flow's replication latency from its MM2's /metrics (JMX exporter)")
     click.echo("  (the records were written before the flows started, so the latency includes the start-up)")
     for flow_id, mm2 in sorted(stack.mirrormakers.items()):
         latency = [line for line in mm2.metrics().splitlines()
                    if line.startswith("kafka_connect_mirror_source_connector_replication_latency_ms_max{")]
         click.echo(f"  {flow_id:<32} {latency[0] if latency else '(no records replicated yet)'}")
+
+
+SHARED_MM2_TOPICS = ("heartbeats", ".heartbeats", "checkpoints.internal", "mm2-offset-syncs", "mm2-configs",
+                     "mm2-offsets", "mm2-status")
+
+
+def _check_topics(stack: Stack) -> None:
+    """What is on each cluster, counted in this run: MM2 topics shared between flows, and restricted
+    tenants' topics on a cloud-zone cluster. The demo fails when either is found."""
+    inventory = load_inventory(REPO_ROOT / "examples" / "acme")
+    restricted = [p for t in inventory.tenants.values() if t.classification == "restricted" for p in t.topic_prefixes]
+    problems = []
+    for alias, cluster in sorted(stack.kafka.items()):
+        topics = sorted(admin_client(cluster.admin_config()).list_topics(timeout=10).topics)
+        shared = [t for t in topics if any(mark in t for mark in SHARED_MM2_TOPICS)]
+        on_cloud = [t for t in topics if inventory.clusters[alias].zone == "cloud"
+                    and any(p in t for p in restricted)]
+        click.echo(f"  {alias}: {len(topics)} topics; shared MM2 topics: {len(shared)}"
+                   + (f"; restricted tenants' topics: {len(on_cloud)}" if inventory.clusters[alias].zone == "cloud"
+                      else ""))
+        problems += [f"{alias}: shared MM2 topic {t}" for t in shared] + [f"{alias}: restricted {t}" for t in on_cloud]
+    if problems:
+        raise click.ClickException("isolation does not hold: " + "; ".join(problems))
+    click.echo(f"  measured: no topic shared between flows, no restricted prefix ({', '.join(restricted)}) "
+               "on a cloud-zone cluster")
+
+
+HOSTILE_EXAMPLES = ("grant_wildcard", "reserved_name_claimed", "reserved_principal", "derived_name_collision",
+                    "namespace_reserved", "prefix_collision")
 
 
 def _policy(stack: Stack) -> None:
@@ -182,9 +215,14 @@ def _policy(stack: Stack) -> None:
             remote = sorted({p for f in scope["flows"] for p in f["remote_topic_prefixes"]})
             click.echo(f"    {name:<10} {scope['classification']:<12} lives on {', '.join(scope['clusters'])}; "
                        f"remote prefixes: {', '.join(remote) or '-'}")
-        bad = opa.decide(load_inventory(REPO_ROOT / "examples" / "bad" / "grant_wildcard"))
-        click.echo("  examples/bad/grant_wildcard:")
-        click.echo("    " + render_violations.text(list(bad.violations)).splitlines()[0])
+        click.echo("  a hostile tenant's tries (examples/bad), each refused by the rule named:")
+        for example in HOSTILE_EXAMPLES:
+            bad = opa.decide(load_inventory(REPO_ROOT / "examples" / "bad" / example))
+            first = bad.violations[0] if bad.violations else None
+            if first is None:
+                raise click.ClickException(f"examples/bad/{example} was not refused")
+            click.echo(f"    {example:<24} {len(bad.violations)} violation(s), e.g. {first.severity} "
+                       f"{first.rule}: {first.message[:90]}...")
         plan = make_plan(base, opa.decide(load_inventory(head_dir)))
         click.echo("  a pull request adds User:marketing-bi to marketing; `mm2gov plan` shows:")
         for line in render_plan.text(plan, "main").splitlines():

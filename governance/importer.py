@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from governance.config.regex import RegexProblem, analyse
+import javaproperties
+
+from governance.config.regex import RegexProblem, analyse, split_list
 
 SEPARATORS = (".", "-", "_")
-SECRET_KEY = re.compile(r"(password|secret|jaas\.config|token|key)$", re.IGNORECASE)
+# Keys whose values are credentials, however they are spelled (case, '_'/'-' for '.', a
+# `<alias>.` or `<pair>.` prefix, \\uXXXX escapes, which `javaproperties` decodes first):
+# passwords, JAAS lines of any login module, OAuth client secrets, tokens, Schema Registry
+# `basic.auth.user.info`, private keys and key stores' key material.
+SECRET_KEY = re.compile(r"(pass(word)?|passwd|pwd|secret|jaas|token|credential|user\.info|private|"
+                        r"(^|\.)key$|api\.?key|assertion)")
+
+
+def is_secret_key(key: str) -> bool:
+    return bool(SECRET_KEY.search(re.sub(r"[_\-\s]+", ".", key.lower())))
 
 
 @dataclass
@@ -25,22 +37,15 @@ class Imported:
 
 
 def parse_properties(text: str) -> dict[str, str]:
-    """Java .properties: `key=value` or `key: value`, `#`/`!` comments, backslash continuations."""
-    props: dict[str, str] = {}
-    logical = ""
-    for raw in text.splitlines():
-        line = raw.strip() if not logical else raw.lstrip()
-        if not logical and (not line or line[0] in "#!"):
-            continue
-        if line.endswith("\\") and not line.endswith("\\\\"):
-            logical += line[:-1]
-            continue
-        logical += line
-        match = re.match(r"([^=:\s]+)\s*[=:\s]\s*(.*)$", logical)
-        if match:
-            props[match.group(1)] = match.group(2).strip()
-        logical = ""
-    return props
+    """A .properties text exactly as `java.util.Properties.load` reads it (escapes, \\uXXXX in keys
+    and values, continuations, `=`/`:`/whitespace separators, `#`/`!` comments), through the
+    `javaproperties` library rather than by hand; the last of repeated keys wins, as in Java."""
+    return dict(javaproperties.loads(text))
+
+
+def read_properties_file(path: Path) -> str:
+    """A legacy file as `Utils.loadProps` reads it: bytes as ISO-8859-1 (non-Latin-1 text only as \\uXXXX)."""
+    return path.read_bytes().decode("iso-8859-1")
 
 
 def _is_reference(value: str) -> bool:
@@ -61,20 +66,26 @@ def _prefix_for(regex: str) -> tuple[str, str | None]:
     return "", None
 
 
+def _shown_key(key: str) -> str:
+    """A key as a warning may show it: printable ASCII (others as \\uXXXX), at most 100 characters."""
+    shown = javaproperties.escape(key)
+    return shown if len(shown) <= 100 else f"{shown[:97]}..."
+
+
 def import_properties(text: str, tenant_name: str = "imported") -> Imported:
-    props = parse_properties(text)
-    warnings: list[str] = []
-    aliases = [a.strip() for a in props.get("clusters", "").split(",") if a.strip()]
+    read = parse_properties(text)
+    warnings = [f"{_shown_key(key)}: inline secret (value not shown); store it in a Secret and reference it "
+                "(mm2gov generates ${dir:...} references)"
+                for key, value in sorted(read.items()) if is_secret_key(key) and value and not _is_reference(value)]
+    # From here on no value of a secret-like key exists, so none can be echoed or written.
+    props = {key: "" if is_secret_key(key) else value for key, value in read.items()}
+    aliases = [a for a in split_list(props.get("clusters", "")) if a]
     if len(aliases) < 2:
         raise ValueError("no 'clusters=' line with at least two aliases: not an MM2 properties file")
-    for key, value in sorted(props.items()):
-        inline = SECRET_KEY.search(key) and value and not _is_reference(value)
-        if inline and ("jaas.config" not in key or "password" in value):
-            warnings.append(f"{key}: inline secret (value not shown); store it in a Secret and reference it "
-                                "(mm2gov generates ${dir:...} references)")
+    for key in sorted(props):
         if key.endswith(("topics.blacklist", "groups.blacklist")):
-            warnings.append(f"{key}: removed in Kafka 4 (KAFKA-17529), silently ignored there; "
-                            f"use {key.replace('blacklist', 'exclude')}")
+            warnings.append(f"{_shown_key(key)}: removed in Kafka 4 (KAFKA-17529), silently ignored there; "
+                            f"use {_shown_key(key.replace('blacklist', 'exclude'))}")
     acl_sync = [k for k in props if k.endswith("sync.topic.acls.enabled") and props[k].lower() != "false"]
     if "sync.topic.acls.enabled" not in props or acl_sync:
         warnings.append("sync.topic.acls.enabled: on (the default): MM2 copies LITERAL topic ACLs to the same "
@@ -99,8 +110,8 @@ def import_properties(text: str, tenant_name: str = "imported") -> Imported:
             pair = f"{source}->{target}"
             if source == target or props.get(f"{pair}.enabled", "false").lower() != "true":
                 continue
-            topics = [t.strip() for t in props.get(f"{pair}.topics", props.get("topics", ".*")).split(",") if t]
-            groups = [g.strip() for g in props.get(f"{pair}.groups", props.get("groups", ".*")).split(",") if g]
+            topics = [t for t in split_list(props.get(f"{pair}.topics", props.get("topics", ".*"))) if t]
+            groups = [g for g in split_list(props.get(f"{pair}.groups", props.get("groups", ".*"))) if g]
             flow_topics = []
             for regex in topics:
                 if regex in (".*", ".+"):

@@ -14,17 +14,15 @@ from typing import NamedTuple
 from pyspark.sql import SparkSession
 
 from governance.compile.acls import (
-    CLUSTER_RESOURCE,
     MM2_SOURCE_TOPIC_OPS,
     MM2_TARGET_INTERNAL_OPS,
     MM2_TARGET_REMOTE_OPS,
     mm2_internal_prefix,
     mm2_principal,
 )
-from governance.compile.naming import remote_name
 from governance.config.loader import Inventory
 from governance.config.schema import Grant, Tenant
-from governance.policy.input import flow_id
+from governance.model.names import flow_id, remote_name
 from spark_audit.model import Tenancy, tenancy_frames
 
 
@@ -121,14 +119,12 @@ def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
                 rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, flow.target, "remote", fid))
             for kind in ("topic", "group"):
                 rows["tenant_prefixes"].add(TenantPrefix(name, kind, internal, flow.target, "internal", fid))
-            scope = [
+            scope = [  # nothing on CLUSTER: DESCRIBE there lists every tenant's ACLs and SCRAM users
                 (flow.source, "TOPIC", tenant.topic_prefixes, MM2_SOURCE_TOPIC_OPS),
                 (flow.source, "GROUP", tenant.group_prefixes, ["DESCRIBE"]),
-                (flow.source, "CLUSTER", [CLUSTER_RESOURCE], ["DESCRIBE"]),
                 (flow.target, "TOPIC", remotes, MM2_TARGET_REMOTE_OPS),
                 (flow.target, "TOPIC", [internal], MM2_TARGET_INTERNAL_OPS),
                 (flow.target, "GROUP", [internal], ["READ", "DESCRIBE"]),
-                (flow.target, "CLUSTER", [CLUSTER_RESOURCE], ["DESCRIBE"]),
             ]
             for cluster, resource_type, prefixes, operations in scope:
                 for prefix in prefixes:

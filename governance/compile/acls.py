@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from governance.compile.naming import remote_name
 from governance.model.acl import AclBinding
+from governance.model.names import mm2_internal_prefix, mm2_principal, remote_name
 
 ClusterBindings = dict[str, set[AclBinding]]
 
@@ -47,43 +47,50 @@ def tenant_bindings(scopes: dict[str, Any]) -> ClusterBindings:
     return dict(bindings)
 
 
+SEPARATORS = (".", "-", "_")
+
+
+def pattern_type(name: str) -> str:
+    """PREFIXED only for a prefix that ends with a separator; anything else is the exact name.
+
+    A PREFIXED ACL on `payments.public` also covers `payments.publicity-raw`: by
+    construction no binding mm2gov emits can reach past a separator, whatever the
+    rules said about the name (FIELD.md pitfall 8).
+    """
+    return "PREFIXED" if name.endswith(SEPARATORS) else "LITERAL"
+
+
 def _grant(into: set[AclBinding], principal: str, resource_type: str, prefixes: list[str],
            operations: list[str]) -> None:
     for prefix in prefixes:
         for operation in operations:
-            into.add(AclBinding(principal, resource_type, prefix, "PREFIXED", operation))  # type: ignore[arg-type]
+            into.add(AclBinding(principal, resource_type, prefix, pattern_type(prefix), operation))  # type: ignore[arg-type]
 
 
-CLUSTER_RESOURCE = "kafka-cluster"
+CLUSTER_RESOURCE = "kafka-cluster"  # the CLUSTER resource's name, for detectors; mm2gov grants nothing on it
 MM2_SOURCE_TOPIC_OPS = ["READ", "DESCRIBE", "DESCRIBE_CONFIGS"]
 MM2_TARGET_REMOTE_OPS = ["CREATE", "WRITE", "ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"]
 MM2_TARGET_INTERNAL_OPS = ["CREATE", "READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"]
 
 
-def mm2_principal(flow_id: str) -> str:
-    """Each flow's MirrorMaker 2 has its own principal on both clusters."""
-    return f"User:mm2-{flow_id}"
-
-
-def mm2_internal_prefix(flow_id: str) -> str:
-    """Prefix of the flow's own Connect topics and group on the target (ends with the separator)."""
-    return f"mm2gov.{flow_id}."
-
-
 def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
-    """Exactly what each flow's MM2 needs, on the tenant's prefixes and its own internal topics only."""
+    """Exactly what each flow's MM2 needs, on the tenant's prefixes and its own internal topics only.
+
+    Nothing on the CLUSTER resource: DESCRIBE there authorises DescribeAcls and
+    DescribeUserScramCredentials, i.e. listing every tenant's ACLs and SCRAM users
+    (FIELD.md pitfall 12), and a dedicated MM2 with ACL sync off starts and replicates
+    without it (tests/integration/test_generate_apply.py proves both on the real broker).
+    """
     bindings: ClusterBindings = defaultdict(set)
     for scope in scopes.values():
         for flow in scope["flows"]:
             principal, source, target = mm2_principal(flow["id"]), flow["source"], flow["target"]
             _grant(bindings[source], principal, "TOPIC", scope["topic_prefixes"], MM2_SOURCE_TOPIC_OPS)
             _grant(bindings[source], principal, "GROUP", scope["group_prefixes"], ["DESCRIBE"])
-            bindings[source].add(AclBinding(principal, "CLUSTER", CLUSTER_RESOURCE, "LITERAL", "DESCRIBE"))
             _grant(bindings[target], principal, "TOPIC", flow["remote_topic_prefixes"], MM2_TARGET_REMOTE_OPS)
             internal = mm2_internal_prefix(flow["id"])
             _grant(bindings[target], principal, "TOPIC", [internal], MM2_TARGET_INTERNAL_OPS)
             _grant(bindings[target], principal, "GROUP", [internal], ["READ", "DESCRIBE"])
-            bindings[target].add(AclBinding(principal, "CLUSTER", CLUSTER_RESOURCE, "LITERAL", "DESCRIBE"))
     return dict(bindings)
 
 

@@ -20,8 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from governance.compile.acls import mm2_internal_prefix, mm2_principal
+import javaproperties
+
 from governance.config.schema import Cluster
+from governance.model.names import REMOTE_SEPARATOR, connect_names, mm2_principal
 from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, scram_secret, user_name
 
 REPLICATION_POLICIES = {
@@ -47,81 +49,107 @@ class Mm2Flow:
     properties: str
 
 
-def security_properties(alias: str, cluster: Cluster, principal: str, secrets_path: str) -> list[str]:
+Entry = tuple[str, str] | str | None  # a key and its value, a comment line, or a blank line
+
+
+def security_properties(alias: str, cluster: Cluster, principal: str, secrets_path: str) -> list[Entry]:
     """Client security for one cluster alias; secrets by `${dir:...}` reference only."""
     security = cluster.security
-    lines = [f"{alias}.security.protocol={security.protocol}"]
+    entries: list[Entry] = [(f"{alias}.security.protocol", security.protocol)]
     if security.protocol in ("SASL_SSL", "SASL_PLAINTEXT"):
         module = PLAIN_MODULE if security.sasl_mechanism == "PLAIN" else SCRAM_MODULE
         secret_dir = f"{secrets_path}/{scram_secret(alias, principal)}"
-        lines += [
-            f"{alias}.sasl.mechanism={security.sasl_mechanism}",
-            f'{alias}.sasl.jaas.config={module} required username="{user_name(principal)}" '
-            f'password="${{dir:{secret_dir}:{PASSWORD_KEY}}}";',
+        entries += [
+            (f"{alias}.sasl.mechanism", str(security.sasl_mechanism)),
+            (f"{alias}.sasl.jaas.config", f'{module} required username="{jaas_quoted(user_name(principal))}" '
+                                          f'password="${{dir:{secret_dir}:{PASSWORD_KEY}}}";'),
         ]
     if security.protocol in ("SSL", "SASL_SSL"):
-        lines += [f"{alias}.ssl.enabled.protocols={TLS_PROTOCOLS[security.tls_min_version]}",
-                  f"{alias}.ssl.endpoint.identification.algorithm=https"]
+        entries += [(f"{alias}.ssl.enabled.protocols", TLS_PROTOCOLS[security.tls_min_version]),
+                    (f"{alias}.ssl.endpoint.identification.algorithm", "https")]
         if security.ca_secret:
-            lines += [f"{alias}.ssl.truststore.type=PEM",
-                      f"{alias}.ssl.truststore.location={secrets_path}/{security.ca_secret}/{CA_CERT_KEY}"]
-    return lines
+            entries += [(f"{alias}.ssl.truststore.type", "PEM"),
+                        (f"{alias}.ssl.truststore.location", f"{secrets_path}/{security.ca_secret}/{CA_CERT_KEY}")]
+    return entries
+
+
+def jaas_quoted(text: str) -> str:
+    """A value inside a JAAS option's double quotes (Kafka's JaasConfig reads \\ and \\" as escapes)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def render(entries: list[Entry]) -> str:
+    """A .properties file as `java.util.Properties` reads it back, key for key and value for value.
+
+    Escaping is javaproperties' (backslashes, `=`/`:` in keys, leading spaces, line breaks,
+    non-ASCII as \\uXXXX), never hand-written: a raw `payments\\..*` reads back as `payments..*`
+    and a line break inside a value starts a new key (FIELD.md pitfall 9).
+    """
+    lines = ["" if e is None else javaproperties.to_comment(f" {e}") if isinstance(e, str)
+             else javaproperties.join_key_value(*e) for e in entries]
+    return "\n".join(lines) + "\n"
+
+
+def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,
+                 header: str) -> list[Entry]:
+    source, target, flow_id = flow["source"], flow["target"], flow["id"]
+    principal = mm2_principal(flow_id)
+    connect = connect_names(flow_id)
+    pair = f"{source}->{target}"
+    entries: list[Entry] = [
+        header.removeprefix("# "),
+        f"{TENANT_LINE_PREFIX.removeprefix('# ')}{tenant}, flow {flow_id}: {source} -> {target}, "
+        "run in dedicated mode:",
+        "  java -cp 'libs/*' org.apache.kafka.connect.mirror.MirrorMaker <this file>",
+        f"Principal {principal} on both clusters; secrets are read from {secrets_path}.",
+        ("clusters", f"{source},{target}"),
+        ("config.providers", "dir"),
+        ("config.providers.dir.class", "org.apache.kafka.common.config.provider.DirectoryConfigProvider"),
+        ("config.providers.dir.param.allowed.paths", secrets_path),
+        None,
+        *[(f"{alias}.bootstrap.servers", clusters[alias].bootstrap_servers) for alias in (source, target)],
+        *security_properties(source, clusters[source], principal, secrets_path),
+        *security_properties(target, clusters[target], principal, secrets_path),
+        None,
+        "This flow only; the reverse direction is off.",
+        (f"{pair}.enabled", "true"),
+        (f"{target}->{source}.enabled", "false"),
+        (f"{pair}.topics", ",".join(flow["topics"])),  # items have no comma (config/regex.py grammar)
+        (f"{pair}.topics.exclude", TOPICS_EXCLUDE),
+        (f"{pair}.groups", ",".join(flow["groups"]) or "^$"),
+        ("replication.policy.class", REPLICATION_POLICIES[flow["replication_policy"]]),
+        ("replication.policy.separator", REMOTE_SEPARATOR),
+        None,
+        "Isolation: own Connect group and topics; no shared MM2 internal topics; no ACL sync.",
+        "Without offset syncs there is no offset-syncs topic at all (on either cluster), so",
+        "MirrorCheckpointConnector declines to start, and the broker denies MirrorHeartbeatConnector",
+        "the shared 'heartbeats' topic: both are expected in the log.",
+        (f"{target}.group.id", connect.group),
+        (f"{target}.config.storage.topic", connect.configs),
+        (f"{target}.offset.storage.topic", connect.offsets),
+        (f"{target}.status.storage.topic", connect.status),
+        ("sync.topic.acls.enabled", "false"),
+        ("emit.checkpoints.enabled", "false"),
+        ("sync.group.offsets.enabled", "false"),
+        ("emit.heartbeats.enabled", "false"),
+        ("emit.offset-syncs.enabled", "false"),
+        ("sync.topic.configs.enabled", "true"),
+        ("refresh.topics.interval.seconds", "30"),
+        "Kafka 4 registers MM2's replication metrics (kafka.connect.mirror) only with an explicit JMX reporter.",
+        ("metric.reporters", "org.apache.kafka.common.metrics.JmxReporter"),
+        None,
+        "Broker defaults for replication factors (-1).",
+        ("replication.factor", "-1"),
+        ("config.storage.replication.factor", "-1"),
+        ("offset.storage.replication.factor", "-1"),
+        ("status.storage.replication.factor", "-1"),
+    ]
+    return entries
 
 
 def flow_properties(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,
                     header: str) -> str:
-    source, target, flow_id = flow["source"], flow["target"], flow["id"]
-    principal = mm2_principal(flow_id)
-    internal = mm2_internal_prefix(flow_id)
-    pair = f"{source}->{target}"
-    lines = [
-        header,
-        f"{TENANT_LINE_PREFIX}{tenant}, flow {flow_id}: {source} -> {target}, run in dedicated mode:",
-        "#   java -cp 'libs/*' org.apache.kafka.connect.mirror.MirrorMaker <this file>",
-        f"# Principal {principal} on both clusters; secrets are read from {secrets_path}.",
-        f"clusters={source},{target}",
-        "config.providers=dir",
-        "config.providers.dir.class=org.apache.kafka.common.config.provider.DirectoryConfigProvider",
-        f"config.providers.dir.param.allowed.paths={secrets_path}",
-        "",
-        *[f"{alias}.bootstrap.servers={clusters[alias].bootstrap_servers}" for alias in (source, target)],
-        *security_properties(source, clusters[source], principal, secrets_path),
-        *security_properties(target, clusters[target], principal, secrets_path),
-        "",
-        "# This flow only; the reverse direction is off.",
-        f"{pair}.enabled=true",
-        f"{target}->{source}.enabled=false",
-        f"{pair}.topics={','.join(flow['topics'])}",
-        f"{pair}.topics.exclude={TOPICS_EXCLUDE}",
-        f"{pair}.groups={','.join(flow['groups']) or '^$'}",
-        f"replication.policy.class={REPLICATION_POLICIES[flow['replication_policy']]}",
-        "replication.policy.separator=.",
-        "",
-        "# Isolation: own Connect group and topics; no shared MM2 internal topics; no ACL sync.",
-        "# Without offset syncs there is no offset-syncs topic at all (on either cluster), so",
-        "# MirrorCheckpointConnector declines to start, and the broker denies MirrorHeartbeatConnector",
-        "# the shared 'heartbeats' topic: both are expected in the log.",
-        f"{target}.group.id={internal}connect",
-        f"{target}.config.storage.topic={internal}configs",
-        f"{target}.offset.storage.topic={internal}offsets",
-        f"{target}.status.storage.topic={internal}status",
-        "sync.topic.acls.enabled=false",
-        "emit.checkpoints.enabled=false",
-        "sync.group.offsets.enabled=false",
-        "emit.heartbeats.enabled=false",
-        "emit.offset-syncs.enabled=false",
-        "sync.topic.configs.enabled=true",
-        "refresh.topics.interval.seconds=30",
-        "# Kafka 4 registers MM2's replication metrics (kafka.connect.mirror) only with an explicit JMX reporter.",
-        "metric.reporters=org.apache.kafka.common.metrics.JmxReporter",
-        "",
-        "# Broker defaults for replication factors (-1).",
-        "replication.factor=-1",
-        "config.storage.replication.factor=-1",
-        "offset.storage.replication.factor=-1",
-        "status.storage.replication.factor=-1",
-    ]
-    return "\n".join(lines) + "\n"
+    return render(flow_entries(tenant, flow, clusters, secrets_path, header))
 
 
 def compile_flows(scopes: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from governance.compile.naming import remote_name
 from governance.config.regex import PatternFacts
+from governance.model.names import remote_name
 
 
 @dataclass(frozen=True, order=True)

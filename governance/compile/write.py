@@ -16,8 +16,11 @@ from governance.model.acl import AclBinding
 OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring", "k8s")
 
 
-def write_outputs(state: DesiredState, out: Path) -> list[Path]:
+def write_outputs(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]] | None = None) -> list[Path]:
     """Make OUT/mm2, OUT/acls and OUT/strimzi hold exactly the desired state; return its files.
+
+    `tenant_secrets`: the Secrets placed for each tenant in its namespace, which its
+    Role in OUT/k8s/tenants may read (none when not given).
 
     Unchanged files are left as they are (same bytes, same mtime), stale ones removed.
     """
@@ -47,7 +50,7 @@ def write_outputs(state: DesiredState, out: Path) -> list[Path]:
         write(out / "strimzi" / name, state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
     for relative, text in sorted(state.monitoring.items()):
         write(out / "monitoring" / relative, text)
-    for tenant, text in tenant_manifests(state.tenant_namespaces, state.header).items():
+    for tenant, text in tenant_manifests(state.tenant_namespaces, tenant_secrets or {}, state.header).items():
         write(out / "k8s" / "tenants" / f"{tenant}.yaml", text)
     keep = set(written)
     for name in OWNED_DIRS:

@@ -1,48 +1,45 @@
-"""Java regexes as MirrorMaker 2 reads them: refuse what Python and Java read differently,
-and extract the facts Rego needs (alternatives and their literal prefixes).
+"""Java regexes as MirrorMaker 2 reads them, restricted to a grammar Java and Python read
+identically, and the facts Rego needs (alternatives and their literal prefixes).
+
+A deny-list of constructs that differ between the engines is never complete
+(`(?x)` comments end at different characters, `\\1nn` is a backreference to
+Java and octal to Python, ...), so this module accepts an allow-list grammar
+and parses it itself, without Python's `re` parser:
+
+    regex := alt ('|' alt)*
+    alt   := piece*
+    piece := atom quant?            quant := ('*' | '+' | '?' | '{' digits '}') '?'?
+    atom  := literal | '\\' punct | '.' | '^' | '$' | class | '(' ('?:')? regex ')'
+    class := '[' '^'? (cchar ('-' cchar)?)+ ']'     cchar := [A-Za-z0-9_.] | '\\' punct
+
+`literal` is printable ASCII other than the metacharacters, a space or a comma;
+`punct` is printable ASCII other than a letter, a digit, a space or a comma. No
+inline flags, comments, backreferences, octal or named escapes, quoting,
+property classes, lookaround, possessive quantifiers or `{n,m}`: each either
+means something else to one engine or contains a comma, which Kafka's LIST type
+splits on before MM2 ever compiles the pattern (`split_list`).
 
 MM2 matches a topic or group name against the whole pattern (`Matcher.matches()`),
 so the fixed text at the start of an alternative is a prefix of every name it
-can match. Python's `re` parser gives us that structure once the constructs
-whose meaning differs between the two engines are ruled out.
+can match.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from re import _constants as C
-from re import _parser as sre_parser
 
-# Constructs one engine lacks or both read differently: (pattern over the regex source, why).
-DIVERGENT_ESCAPES = {
-    "p": r"\p{...} Unicode classes are Java-only",
-    "P": r"\P{...} Unicode classes are Java-only",
-    "Q": r"\Q...\E quoting is Java-only",
-    "E": r"\Q...\E quoting is Java-only",
-    "z": r"\z is Java-only (Python spells end of input \Z)",
-    "Z": r"\Z means end of input in Python but 'before a final line terminator' in Java",
-    "h": r"\h (horizontal whitespace) is Java-only",
-    "H": r"\H is Java-only",
-    "R": r"\R (line break) is Java-only",
-    "X": r"\X (grapheme cluster) is Java-only",
-    "v": r"\v is a vertical-whitespace class in Java but a single character in Python",
-    "V": r"\V is Java-only",
-    "G": r"\G is Java-only",
-    "k": r"\k<name> back-references are Java-only",
-}
-INLINE_FLAGS_SAME = set("imsx")
-INLINE_FLAGS_WHY = {
-    "u": "(?u) means Unicode case folding in Java but Unicode matching in Python",
-    "U": "(?U) is Java-only (Unicode character classes)",
-    "d": "(?d) is Java-only (Unix lines)",
-    "a": "(?a) is Python-only (ASCII matching)",
-    "L": "(?L) is Python-only (locale matching)",
-}
+MAX_LENGTH = 1000  # characters of one pattern
+MAX_DEPTH = 20  # nested groups
+METACHARS = set("\\.[](){}*+?|^$")
+FORBIDDEN_LITERALS = {" ": "a space", ",": "a comma (Kafka's LIST type splits the value there)"}
+CLASS_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
+# Java's String.trim() drops every char <= U+0020; its `\s` (the LIST splitter's) is [ \t\n\x0B\f\r].
+_LIST_SPLIT = re.compile(r"[ \t\n\x0b\f\r]*,[ \t\n\x0b\f\r]*")
 
 
 class RegexProblem(ValueError):
-    """The regex is invalid, or means something else to Java than to Python."""
+    """The regex is invalid, or outside the grammar both engines read identically."""
 
 
 @dataclass(frozen=True)
@@ -58,112 +55,252 @@ class Alternative:
 class PatternFacts:
     regex: str
     alternatives: tuple[Alternative, ...]
-    case_insensitive: bool
+    case_insensitive: bool = False  # kept in the input shape; inline flags are outside the grammar
 
     def to_input(self) -> dict[str, object]:
         return {"regex": self.regex, "case_insensitive": self.case_insensitive,
                 "alternatives": [a.to_input() for a in self.alternatives]}
 
 
+def split_list(value: str) -> list[str]:
+    """A Kafka LIST config value as `ConfigDef.parseType(LIST)` splits it: trimmed, split on
+    commas with the whitespace around them; an empty value is an empty list (empty items stay)."""
+    trimmed = _java_trim(value)
+    return [] if not trimmed else _LIST_SPLIT.split(trimmed)
+
+
+def _java_trim(text: str) -> str:
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+# ---- the parser: a tree of nodes -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Char:
+    """One fixed character (a literal, an escaped punctuation mark or a one-character class)."""
+    char: str
+
+
+@dataclass(frozen=True)
+class Other:
+    """Anything that matches more than one fixed text (`.`, a class, an anchor in the middle)."""
+    text: str
+
+
+@dataclass(frozen=True)
+class Anchor:
+    char: str  # '^' or '$'
+
+
+@dataclass(frozen=True)
+class Group:
+    alternatives: tuple[tuple[Piece, ...], ...]
+
+
+@dataclass(frozen=True)
+class Piece:
+    atom: Char | Other | Anchor | Group
+    quantified: bool
+
+
+class _Parser:
+    def __init__(self, regex: str) -> None:
+        self.text = regex
+        self.pos = 0
+
+    def fail(self, message: str) -> RegexProblem:
+        return RegexProblem(f"{message} at position {self.pos}")
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def regex(self, depth: int) -> tuple[tuple[Piece, ...], ...]:
+        alternatives = [self.alternative(depth)]
+        while self.peek() == "|":
+            self.pos += 1
+            alternatives.append(self.alternative(depth))
+        return tuple(alternatives)
+
+    def alternative(self, depth: int) -> tuple[Piece, ...]:
+        pieces = []
+        while self.peek() not in ("", "|", ")"):
+            atom = self.atom(depth)
+            quantified = self.quantifier()
+            if quantified and isinstance(atom, Anchor):
+                raise self.fail("a quantifier on an anchor is not allowed")
+            pieces.append(Piece(atom, quantified))
+        return tuple(pieces)
+
+    def quantifier(self) -> bool:
+        char = self.peek()
+        if char in ("*", "+", "?"):
+            self.pos += 1
+        elif char == "{":
+            match = re.compile(r"\{([0-9]{1,3})\}").match(self.text, self.pos)
+            if not match:
+                raise self.fail("only {n} repetition is allowed ({n,m} has a comma, which Kafka's LIST "
+                                "type splits on)")
+            self.pos = match.end()
+        else:
+            return False
+        if self.peek() == "?":  # lazy: the same set of whole-name matches in both engines
+            self.pos += 1
+        if self.peek() in ("*", "+", "?", "{"):
+            raise self.fail("possessive or stacked quantifiers are not allowed")
+        return True
+
+    def atom(self, depth: int) -> Char | Other | Anchor | Group:
+        char = self.peek()
+        if char == "(":
+            if depth >= MAX_DEPTH:
+                raise self.fail(f"groups nested more than {MAX_DEPTH} deep")
+            self.pos += 1
+            if self.text.startswith("?", self.pos):
+                if not self.text.startswith("?:", self.pos):
+                    raise self.fail("only plain (...) and non-capturing (?:...) groups are allowed: inline "
+                                    "flags, comments, lookaround and named groups differ between Java and "
+                                    "Python or are not needed")
+                self.pos += 2
+            inner = self.regex(depth + 1)
+            if self.peek() != ")":
+                raise self.fail("missing ')'")
+            self.pos += 1
+            return Group(inner)
+        if char == "[":
+            return self.character_class()
+        if char == "\\":
+            return Char(self.escaped())
+        if char in ("^", "$"):
+            self.pos += 1
+            return Anchor(char)
+        if char == ".":
+            self.pos += 1
+            return Other(".")
+        if char in METACHARS:
+            raise self.fail(f"'{char}' must be escaped as '\\{char}' here")
+        self.pos += 1
+        return Char(self.literal(char))
+
+    def literal(self, char: str) -> str:
+        if char in FORBIDDEN_LITERALS:
+            raise self.fail(f"{FORBIDDEN_LITERALS[char]} is not allowed")
+        if not ("!" <= char <= "~"):
+            raise self.fail(f"character U+{ord(char):04X} is not allowed (printable ASCII only)")
+        return char
+
+    def escaped(self) -> str:
+        self.pos += 1
+        char = self.peek()
+        if not char:
+            raise self.fail("a pattern cannot end with '\\'")
+        if char.isascii() and char.isalnum():
+            raise self.fail(f"'\\{char}' is not allowed: escapes of letters and digits (classes, "
+                            "backreferences, octal, quoting) mean different things to Java and Python; "
+                            "only punctuation may be escaped")
+        self.pos += 1
+        return self.literal(char)
+
+    def character_class(self) -> Other:
+        start = self.pos
+        self.pos += 1
+        if self.peek() == "^":
+            self.pos += 1
+        chars: set[str] | None = set()
+        count = 0
+        while self.peek() != "]":
+            first = self.class_char()
+            count += 1
+            if self.peek() == "-":
+                self.pos += 1
+                last = self.class_char()
+                if last < first:
+                    raise self.fail(f"range {first}-{last} is out of order")
+                chars = None
+            elif chars is not None:
+                chars.add(first)
+        self.pos += 1
+        text = self.text[start:self.pos]
+        if count == 0:
+            raise self.fail("empty character class")
+        if chars is not None and len(chars) == 1 and not text.startswith("[^"):
+            return Char(next(iter(chars)))  # type: ignore[return-value]  # [.] is a literal dot
+        return Other(text)
+
+    def class_char(self) -> str:
+        char = self.peek()
+        if char == "\\":
+            return self.escaped()
+        if char == "":
+            raise self.fail("missing ']'")
+        if char not in CLASS_CHARS:
+            raise self.fail(f"'{char}' inside [...] must be escaped (or is not allowed): classes hold letters, "
+                            "digits, '_', '.', ranges and escaped punctuation only")
+        self.pos += 1
+        return char
+
+
+def parse(regex: str) -> tuple[tuple[Piece, ...], ...]:
+    """The pattern's top-level alternatives; RegexProblem when outside the grammar."""
+    if len(regex) > MAX_LENGTH:
+        raise RegexProblem(f"longer than {MAX_LENGTH} characters")
+    parser = _Parser(regex)
+    tree = parser.regex(0)
+    if parser.pos != len(regex):
+        raise parser.fail("unbalanced ')'")
+    return tree
+
+
 def check_java_compatible(regex: str) -> None:
-    """Raise RegexProblem for constructs Java and Python read differently, or Python cannot parse."""
-    i = 0
-    in_class = False
-    while i < len(regex):
-        char = regex[i]
-        if char == "\\" and i + 1 < len(regex):
-            escaped = regex[i + 1]
-            if escaped in DIVERGENT_ESCAPES:
-                raise RegexProblem(DIVERGENT_ESCAPES[escaped])
-            i += 2
-            continue
-        if in_class:
-            if char == "[":
-                raise RegexProblem("nested character classes [a[b]] are Java-only (Python reads '[' literally)")
-            if regex.startswith("&&", i):
-                raise RegexProblem("character class intersection [a&&b] is Java-only")
-            if char == "]":
-                in_class = False
-        elif char == "[":
-            in_class = True
-            if regex.startswith("[^]", i) or regex.startswith("[]", i):
-                raise RegexProblem("a ']' first in a character class is literal in Python but closes it in Java")
-        elif regex.startswith("(?P", i):
-            raise RegexProblem("(?P...) named groups are Python-only; Java writes (?<name>...)")
-        elif regex.startswith("(?<", i) and i + 3 < len(regex) and regex[i + 3] not in "=!":
-            raise RegexProblem("(?<name>...) named groups are not supported; use a plain group")
-        elif regex.startswith("(?", i):
-            match = re.match(r"\(\?([A-Za-z-]+)[:)]", regex[i:])
-            if match:
-                for flag in match.group(1).replace("-", ""):
-                    if flag not in INLINE_FLAGS_SAME:
-                        raise RegexProblem(INLINE_FLAGS_WHY.get(flag, f"unknown inline flag (?{flag})"))
-        i += 1
-    try:
-        re.compile(regex)
-    except re.error as exc:
-        raise RegexProblem(f"invalid regex: {exc.msg} at position {exc.pos}") from None
+    """Raise RegexProblem unless `regex` is inside the grammar both engines read identically."""
+    parse(regex)
 
 
 def analyse(regex: str) -> PatternFacts:
-    """Alternatives with their literal prefixes; raises RegexProblem like `check_java_compatible`."""
-    check_java_compatible(regex)
-    parsed = sre_parser.parse(regex)
-    case_insensitive = bool(parsed.state.flags & C.SRE_FLAG_IGNORECASE) or _uses_scoped_ignorecase(parsed)
-    return PatternFacts(regex, tuple(_literal_prefix(alt) for alt in _alternatives(parsed)), case_insensitive)
+    """Alternatives with their literal prefixes; raises RegexProblem outside the grammar."""
+    alternatives: list[Alternative] = []
+    for alternative in parse(regex):
+        alternatives += _expand(alternative)
+    return PatternFacts(regex, tuple(alternatives))
 
 
-def _alternatives(sub) -> list:
-    items = list(sub)
-    if len(items) == 1 and items[0][0] is C.BRANCH:
-        return list(items[0][1][1])
-    if len(items) == 1 and items[0][0] is C.SUBPATTERN and not items[0][1][1] and not items[0][1][2]:
-        return _alternatives(items[0][1][3])
-    return [sub]
+def _expand(pieces: tuple[Piece, ...]) -> list[Alternative]:
+    """A lone unquantified group is its own alternatives; anything else is one alternative."""
+    inner = [p for p in pieces if not (isinstance(p.atom, Anchor) and _outer_anchor(p, pieces))]
+    if len(inner) == 1 and isinstance(inner[0].atom, Group) and not inner[0].quantified:
+        found: list[Alternative] = []
+        for alternative in inner[0].atom.alternatives:
+            found += _expand(alternative)
+        return found
+    return [_literal_prefix(pieces)]
 
 
-def _literal_prefix(sub) -> Alternative:
+def _outer_anchor(piece: Piece, pieces: tuple[Piece, ...]) -> bool:
+    """'^' first or '$' last: no effect under MM2's whole-name matching."""
+    assert isinstance(piece.atom, Anchor)
+    return (piece.atom.char == "^" and piece is pieces[0]) or (piece.atom.char == "$" and piece is pieces[-1])
+
+
+def _literal_prefix(pieces: tuple[Piece, ...]) -> Alternative:
     text = ""
-    items = list(sub)
-    for index, (op, av) in enumerate(items):
-        if op is C.LITERAL:
-            text += chr(av)
-        elif op is C.IN and len(av) == 1 and av[0][0] is C.LITERAL:  # [.] is a literal dot
-            text += chr(av[0][1])
-        elif op is C.AT and _is_outer_anchor(av, index, len(items)):
+    for index, piece in enumerate(pieces):
+        atom = piece.atom
+        if piece.quantified:
+            return Alternative(text, False)
+        if isinstance(atom, Char):
+            text += atom.char
+        elif isinstance(atom, Anchor) and ((atom.char == "^" and index == 0)
+                                           or (atom.char == "$" and index == len(pieces) - 1)):
             continue
-        elif op is C.SUBPATTERN and not av[1] and not av[2] and not _has_branch(av[3]):
-            inner = _literal_prefix(av[3])
+        elif isinstance(atom, Group) and len(atom.alternatives) == 1:
+            inner = _literal_prefix(atom.alternatives[0])
             text += inner.literal_prefix
             if not inner.exact:
                 return Alternative(text, False)
         else:
             return Alternative(text, False)
     return Alternative(text, True)
-
-
-def _is_outer_anchor(at: object, index: int, count: int) -> bool:
-    """^ first or $ last: no effect under MM2's whole-name matching."""
-    starts = at in (C.AT_BEGINNING, C.AT_BEGINNING_STRING) and index == 0
-    ends = at in (C.AT_END, C.AT_END_STRING) and index == count - 1
-    return starts or ends
-
-
-def _has_branch(sub) -> bool:
-    return any(op is C.BRANCH for op, _ in sub)
-
-
-def _uses_scoped_ignorecase(sub) -> bool:
-    for op, av in sub:
-        if op is C.SUBPATTERN:
-            if av[1] & C.SRE_FLAG_IGNORECASE or _uses_scoped_ignorecase(av[3]):
-                return True
-        elif op is C.BRANCH:
-            if any(_uses_scoped_ignorecase(branch) for branch in av[1]):
-                return True
-        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-            if _uses_scoped_ignorecase(av[2]):
-                return True
-        elif op in (C.ASSERT, C.ASSERT_NOT) and _uses_scoped_ignorecase(av[1]):
-            return True
-    return False

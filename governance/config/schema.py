@@ -14,7 +14,12 @@ from pydantic.json_schema import models_json_schema
 
 DnsLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")]
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
-PrincipalName = Annotated[str, StringConstraints(pattern=r"^User:.+$")]
+PrincipalName = Annotated[str, StringConstraints(pattern=r"^User:\S+$")]
+_HOST_PORT = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9]{1,5}"
+# host:port[,host:port...] and nothing else: the value reaches MM2 properties, Strimzi
+# objects and admission checks, where anything more (spaces, other keys) would be read
+# differently or compared wrongly.
+BootstrapServers = Annotated[str, StringConstraints(pattern=rf"^{_HOST_PORT}(,{_HOST_PORT})*$")]
 
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 
@@ -53,7 +58,7 @@ class StrimziTarget(Strict):
 
 
 class Cluster(Strict):
-    bootstrap_servers: NonEmpty
+    bootstrap_servers: BootstrapServers
     zone: NonEmpty = Field(description="Free label used by policies, e.g. onprem | cloud")
     security: Security
     strimzi: StrimziTarget | None = None

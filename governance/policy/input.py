@@ -7,24 +7,37 @@ from dataclasses import replace
 from typing import Any
 
 from governance.config.loader import Inventory
+from governance.config.regex import split_list
 from governance.config.schema import Tenant
+from governance.model import names
+from governance.model.names import flow_id
 from governance.policy.engine import Violation
 
-
-def flow_id(tenant: str, source: str, target: str) -> str:
-    """Stable id of a tenant flow: names its MM2, its files and its internal topics."""
-    return f"{tenant}-{source}-to-{target}"
+__all__ = ["build_input", "flow_id", "resolve_locations"]
 
 
 def build_input(inventory: Inventory) -> dict[str, Any]:
     clusters = {
         name: {"name": name, "bootstrap_servers": c.bootstrap_servers, "zone": c.zone,
-               "security": c.security.model_dump()}
+               "security": c.security.model_dump(),
+               "strimzi_namespace": c.strimzi.namespace if c.strimzi else None,
+               # For the admission rules: the Strimzi Kafka cluster (strimzi.io/cluster labels name it),
+               # and the bootstrap servers as Kafka's LIST type reads them (Rego never splits lists).
+               "strimzi_cluster": c.strimzi.cluster if c.strimzi else None,
+               "bootstrap_server_list": split_list(c.bootstrap_servers)}
         for name, c in inventory.clusters.items()
     }
+    aliases = sorted(inventory.clusters)
     return {
         "clusters": clusters,
         "tenants": {name: _tenant(t, inventory) for name, t in inventory.tenants.items()},
+        # What no tenant may claim (governance/model/names.py), for the rules in reserved.rego.
+        "reserved": {
+            "topic": [r.to_input() for r in names.reserved_topics(aliases)],
+            "group": [r.to_input() for r in names.reserved_groups(aliases)],
+            "user": [r.to_input() for r in names.RESERVED_USERS],
+            "namespace": [r.to_input() for r in names.RESERVED_NAMESPACES],
+        },
         # Rules answer with node paths; `resolve_locations` turns them into file:line here,
         # which keeps the input half the size.
         "locations": {},
@@ -46,11 +59,33 @@ def _resolve(path: str, locations: dict[str, str]) -> str:
 
 
 def _tenant(tenant: Tenant, inventory: Inventory) -> dict[str, Any]:
+    """The tenant as declared, plus every name mm2gov derives for it (never re-derived in Rego)."""
     data = tenant.model_dump()
-    data["flows"] = [
-        {**flow.model_dump(), "id": flow_id(tenant.name, flow.source, flow.target),
-         "topic_patterns": [inventory.patterns[r].to_input() for r in flow.topics],
-         "group_patterns": [inventory.patterns[r].to_input() for r in flow.groups]}
-        for flow in tenant.flows
-    ]
+    data["flows"] = [_flow(tenant, flow.model_dump(), inventory) for flow in tenant.flows]
+    aliases = sorted(inventory.clusters)
+    data["names"] = {
+        "namespace": names.tenant_namespace(tenant.name, tenant.namespace),
+        # Per principal, its secrets on every cluster (a superset of those issued).
+        "principal_secrets": [sorted({names.scram_secret(a, p.name) for a in aliases}
+                                     | {names.tls_secret(a, p.name) for a in aliases})
+                              for p in tenant.principals],
+    }
     return data
+
+
+def _flow(tenant: Tenant, flow: dict[str, Any], inventory: Inventory) -> dict[str, Any]:
+    fid = flow_id(tenant.name, flow["source"], flow["target"])
+    remote = names.remote_prefix(flow["replication_policy"], flow["source"])
+    aliases = (flow["source"], flow["target"])
+    return {
+        **flow, "id": fid,
+        "mm2_user": names.mm2_user(fid),
+        "mm2_principal": names.mm2_principal(fid),
+        "internal_prefix": names.mm2_internal_prefix(fid),
+        "remote_prefix": remote,
+        "remote_topic_prefixes": [remote + p for p in tenant.topic_prefixes],
+        "mm2_secrets": sorted({names.scram_secret(a, names.mm2_principal(fid)) for a in aliases}
+                              | {names.tls_secret(a, names.mm2_principal(fid)) for a in aliases}),
+        "topic_patterns": [inventory.patterns[r].to_input() for r in flow["topics"]],
+        "group_patterns": [inventory.patterns[r].to_input() for r in flow["groups"]],
+    }

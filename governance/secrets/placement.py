@@ -12,18 +12,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from governance.compile.acls import mm2_principal
 from governance.compile.desired import DesiredState
 from governance.config.schema import Cluster
-from governance.secrets.names import scram_secret, tls_secret
-
-SYSTEM_NAMESPACE = "mm2gov-system"
+from governance.model.names import SYSTEM_NAMESPACE, mm2_principal, scram_secret, tls_secret
 
 
 @dataclass(frozen=True)
 class Placement:
     namespaces_by_secret: dict[str, tuple[str, ...]]
     system_namespace: str = SYSTEM_NAMESPACE
+
+    def tenant_secrets(self, state: DesiredState) -> dict[str, list[str]]:
+        """tenant -> the Secrets placed in its namespace (what its Role may read), sorted."""
+        found: dict[str, list[str]] = {}
+        for tenant, namespace in state.tenant_namespaces.items():
+            found[tenant] = sorted(name for name, homes in self.namespaces_by_secret.items() if namespace in homes)
+        return found
 
     def namespaces(self, name: str) -> tuple[str, ...]:
         """Where the secret is written; the first is where it is read back."""

@@ -15,12 +15,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from governance.compile.acls import mm2_principal
 from governance.compile.desired import DesiredState
 from governance.config.schema import Cluster
 from governance.errors import RuntimeFailure
 from governance.k8s.strimzi_apply import ROLLOUT_ANNOTATION
 from governance.kafka import admin as kafka_admin
+from governance.model.names import mm2_principal
 from governance.secrets.issue import FINGERPRINT, GENERATION, NOT_AFTER, Issued, load_ca, scram_doc, tls_doc
 from governance.secrets.names import PASSWORD_KEY, scram_secret, tls_secret, user_name
 from governance.secrets.store import SecretDoc, SecretStore

@@ -42,12 +42,23 @@ scopes := {name: scope |
 }
 
 # Where the tenant's own topics live: its `clusters` when given, else the
-# sources of its flows, else every cluster.
+# sources of its flows, else every cluster its classification may reach (a
+# restricted tenant never gets ACLs on a cluster in zone cloud by default).
 clusters(tenant) := sort(tenant.clusters) if {
 	count(object.get(tenant, "clusters", [])) > 0
 } else := sort({f.source | some f in tenant.flows}) if {
 	count(tenant.flows) > 0
-} else := sort(object.keys(input.clusters))
+} else := sort([alias |
+	some alias, cluster in input.clusters
+	default_home(tenant, cluster)
+])
+
+default_home(tenant, _) if tenant.classification != "restricted"
+
+default_home(tenant, cluster) if {
+	tenant.classification == "restricted"
+	cluster.zone != "cloud"
+}
 
 # [topic_operations, group_operations] of a principal's access list: `read`
 # gives READ + DESCRIBE on topics and READ on groups, `write` gives WRITE +

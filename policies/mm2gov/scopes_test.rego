@@ -109,3 +109,11 @@ test_declared_clusters_win_over_flow_sources if {
 	s := scopes.scopes.marketing with input as fx.repo([m])
 	s.clusters == ["dr", "onprem"]
 }
+
+test_restricted_tenant_without_home_stays_off_the_cloud if {
+	hr := fx.tenant("hr", {"classification": "restricted"})
+	internal := fx.tenant("ops", {})
+	s := scopes.scopes with input as fx.repo([hr, internal])
+	s.hr.clusters == ["dr", "onprem"]
+	s.ops.clusters == ["cloud", "dr", "onprem"]
+}

@@ -45,12 +45,11 @@ list_text(items) := sprintf("[%s]", [concat(", ", items)])
 # A regex that stays inside `prefix`: "payments." -> "payments\..*".
 anchored_example(prefix) := concat("", [replace(prefix, ".", "\\."), ".*"])
 
-# Remote-topic prefixes a flow creates on its target: MM2's
-# DefaultReplicationPolicy prepends "<source>.", IdentityReplicationPolicy
-# keeps the name.
-remote_topic_prefixes(tenant, flow) := tenant.topic_prefixes if {
-	flow.replication_policy == "identity"
-} else := [sprintf("%s.%s", [flow.source, prefix]) | some prefix in tenant.topic_prefixes]
+# Remote-topic prefixes a flow creates on its target: the flow's
+# `remote_prefix` (mm2gov computes it in governance/model/names.py: "<source>."
+# for MM2's DefaultReplicationPolicy, "" for IdentityReplicationPolicy)
+# before each topic prefix.
+remote_topic_prefixes(tenant, flow) := [concat("", [flow.remote_prefix, prefix]) | some prefix in tenant.topic_prefixes]
 
 # flow_remote_prefixes[tenant][i] = remote_topic_prefixes of the tenant's flow i.
 flow_remote_prefixes := {name: [remote_topic_prefixes(tenant, flow) | some flow in tenant.flows] |

@@ -34,11 +34,20 @@ flow(id, source, target, policy, topics, groups) := {
 	"source": source,
 	"target": target,
 	"replication_policy": policy,
+	"remote_prefix": remote_prefix(policy, source),
+	"mm2_user": sprintf("mm2-%s", [id]),
+	"mm2_principal": sprintf("User:mm2-%s", [id]),
+	"internal_prefix": sprintf("mm2gov.%s.", [id]),
 	"topics": [p.regex | some p in topics],
 	"groups": [p.regex | some p in groups],
 	"topic_patterns": topics,
 	"group_patterns": groups,
 }
+
+# Test data only: mm2gov computes these names in governance/model/names.py.
+remote_prefix("identity", _) := ""
+
+remote_prefix(policy, source) := sprintf("%s.", [source]) if policy != "identity"
 
 tenant(name, overrides) := object.union(
 	{

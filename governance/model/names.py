@@ -1,0 +1,175 @@
+"""Every name mm2gov derives, computed here and only here.
+
+Flow ids, MirrorMaker 2 principals, Connect groups and topics, remote-topic
+prefixes, secret names and namespaces are consumed by compile, apply, secrets,
+admission (through the OPA input) and the audit; none of them re-derives a
+name. Two different inputs must never give one name (a shared name hands one
+tenant's password, certificate or MM2 to another), so names are built from
+parts with an injective encoding:
+
+- parts are DNS labels (tenant names, cluster aliases: `[a-z0-9-]`, never
+  starting or ending with `-`); a `-` inside every part but the last is
+  doubled, so the first single `-` always ends a part: `pay` + `eu-onprem`
+  gives `pay-eu--onprem-to-x`, `pay-eu` + `onprem` gives `pay--eu-onprem-to-x`
+  (names without a `-`, like acme's, read as before);
+- a user name that is a plain lowercase DNS label is used as it is; any other
+  (case, `.`, `@`, length) becomes its sanitised form, a `.` and a hash of the
+  exact name: a plain label never contains a `.`, so `User:Payments-App` and
+  `User:payments-app` differ, and no one can declare a plain user whose name
+  equals another's hashed form.
+
+The reserved names below (mm2gov's, Kafka's and MM2's own) are what no tenant
+may claim; the Rego rules read them from the OPA input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+SEPARATOR = "-"
+DNS_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+PLAIN_USER = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+MAX_PLAIN_USER = 100  # longer user names are hashed so secret names stay under Kubernetes' 253
+REMOTE_SEPARATOR = "."  # DefaultReplicationPolicy's `replication.policy.separator`, which mm2gov sets
+
+MM2_USER_PREFIX = "mm2-"
+INTERNAL_TOPIC_PREFIX = "mm2gov."
+OWNERSHIP_TOPIC = "mm2gov.ownership"
+SYSTEM_NAMESPACE = "mm2gov-system"
+
+
+def escape(part: str) -> str:
+    """A part of a derived name that another part follows: its own `-` doubled."""
+    return part.replace("-", "--")
+
+
+def flow_id(tenant: str, source: str, target: str) -> str:
+    """The id of a tenant's flow: names its MM2, principal, files, Connect group and topics."""
+    return SEPARATOR.join((escape(tenant), escape(source), "to", target))
+
+
+def mm2_user(flow: str) -> str:
+    """The user a flow's MirrorMaker 2 logs in as, on both clusters (reserved: no tenant may declare it)."""
+    return f"{MM2_USER_PREFIX}{flow}"
+
+
+def mm2_principal(flow: str) -> str:
+    return f"User:{mm2_user(flow)}"
+
+
+def mm2_internal_prefix(flow: str) -> str:
+    """Prefix of the flow's own Connect group and topics on the target (ends with the separator)."""
+    return f"{INTERNAL_TOPIC_PREFIX}{flow}."
+
+
+@dataclass(frozen=True)
+class ConnectNames:
+    group: str
+    configs: str
+    offsets: str
+    status: str
+
+
+def connect_names(flow: str) -> ConnectNames:
+    internal = mm2_internal_prefix(flow)
+    return ConnectNames(f"{internal}connect", f"{internal}configs", f"{internal}offsets", f"{internal}status")
+
+
+def remote_prefix(replication_policy: str, source_alias: str) -> str:
+    """What MM2 puts before a source topic's name on the target: '<source>.' (default) or '' (identity)."""
+    return "" if replication_policy == "identity" else f"{source_alias}{REMOTE_SEPARATOR}"
+
+
+def remote_name(replication_policy: str, source_alias: str, name: str) -> str:
+    """`DefaultReplicationPolicy`: '<source>.<name>'; `IdentityReplicationPolicy`: the name itself."""
+    return remote_prefix(replication_policy, source_alias) + name
+
+
+def user_name(principal: str) -> str:
+    """The user name of a `User:<name>` principal."""
+    return principal.split(":", 1)[1]
+
+
+def user_part(user: str) -> str:
+    """A user name as the last part of a Kubernetes name: itself when a plain label, else sanitised.hash."""
+    if PLAIN_USER.match(user) and len(user) <= MAX_PLAIN_USER:
+        return user
+    safe = re.sub(r"[^a-z0-9]+", "-", user.lower()).strip("-")[:80].strip("-") or "user"
+    digest = hashlib.sha256(user.encode("utf-8")).hexdigest()[:20]
+    return f"{safe}.h{digest}"
+
+
+def scram_secret(cluster: str, principal: str) -> str:
+    """The secret holding `principal`'s SCRAM password on `cluster` (one per cluster: never shared)."""
+    return f"scram{SEPARATOR}{escape(cluster)}{SEPARATOR}{user_part(user_name(principal))}"
+
+
+def tls_secret(cluster: str, principal: str) -> str:
+    """The secret holding `principal`'s client certificate for `cluster`."""
+    return f"tls{SEPARATOR}{escape(cluster)}{SEPARATOR}{user_part(user_name(principal))}"
+
+
+def ca_key_secret(ca_secret: str) -> str:
+    """Where a CA's private key is kept: apart from its certificate, which many namespaces get."""
+    return f"{ca_secret}-key"
+
+
+def tenant_namespace(tenant: str, declared: str | None) -> str:
+    """The Kubernetes namespace of a tenant's workloads and Secrets: its `namespace:`, else its name."""
+    return declared or tenant
+
+
+# ---- reserved names ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reserved:
+    """A name or prefix no tenant may claim. `prefix`: every name starting with `text` is reserved."""
+
+    text: str
+    prefix: bool
+    why: str
+
+    def to_input(self) -> dict[str, object]:
+        return {"text": self.text, "prefix": self.prefix, "why": self.why}
+
+
+def reserved_topics(cluster_aliases: list[str]) -> list[Reserved]:
+    items = [
+        Reserved(INTERNAL_TOPIC_PREFIX, True, "mm2gov's own topics: every flow's Connect topics and "
+                                              f"{OWNERSHIP_TOPIC}, which decides what apply deletes"),
+        Reserved("_", True, "Kafka's internal topics (__consumer_offsets, __transaction_state, ...)"),
+        Reserved("mm2-", True, "MirrorMaker 2's default internal topics (mm2-offset-syncs.*, mm2-configs.* ...)"),
+        Reserved("connect-", True, "Kafka Connect's default internal topics"),
+        Reserved("heartbeats", False, "MirrorMaker 2's heartbeats topic"),
+    ]
+    items += [Reserved(f"{alias}{REMOTE_SEPARATOR}", True,
+                       f"remote topics replicated from cluster {alias} (DefaultReplicationPolicy)")
+              for alias in sorted(cluster_aliases)]
+    return items
+
+
+def reserved_groups(cluster_aliases: list[str]) -> list[Reserved]:
+    items = [
+        Reserved(INTERNAL_TOPIC_PREFIX, True, "every mm2gov flow's own Connect group"),
+        Reserved("connect-", True, "Kafka Connect's default groups"),
+        Reserved("mm2-", True, "MirrorMaker 2's default groups"),
+    ]
+    items += [Reserved(f"{alias}-mm2", False, f"MirrorMaker 2's default Connect group for source {alias}")
+              for alias in sorted(cluster_aliases)]
+    return items
+
+
+RESERVED_USERS = (
+    Reserved("ANONYMOUS", False, "every unauthenticated client is User:ANONYMOUS"),
+    Reserved("admin", False, "the clusters' super user"),
+    Reserved(MM2_USER_PREFIX, True, "each flow's MirrorMaker 2 principal (User:mm2-<flow>)"),
+    Reserved("mm2gov", True, "mm2gov's own principals"),
+)
+
+RESERVED_NAMESPACES = (
+    Reserved(SYSTEM_NAMESPACE, False, "mm2gov's system namespace (CA keys, admin credentials)"),
+    Reserved("kube-", True, "Kubernetes' own namespaces"),
+    Reserved("default", False, "Kubernetes' default namespace"),
+)

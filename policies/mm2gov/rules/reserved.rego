@@ -1,0 +1,187 @@
+# Names no tenant may claim, and derived names two owners may never share.
+#
+# mm2gov computes every derived name (flow ids, MM2 principals, secret names,
+# namespaces) and the reserved names (its own, Kafka's, MirrorMaker 2's,
+# unauthenticated and admin identities) in governance/model/names.py and sends
+# them in the input: `input.reserved` and each tenant's `names` and flows'
+# derived fields. These rules only compare them.
+package mm2gov.rules.reserved
+
+import data.mm2gov.lib.input as lib
+
+kinds := {"topic": "topic_prefixes", "group": "group_prefixes"}
+
+reserved(kind) := object.get(object.get(input, "reserved", {}), kind, [])
+
+# A prefix claims a reserved entry when their names can coincide: a reserved
+# prefix and the tenant's prefix overlap, or a reserved name starts with it.
+claims(prefix, entry) if {
+	entry.prefix
+	startswith(prefix, entry.text)
+}
+
+claims(prefix, entry) if startswith(entry.text, prefix)
+
+violations contains lib.violation("reserved_name_claimed", "critical", name, msg, loc) if {
+	some kind, field in kinds
+	some entry in reserved(kind)
+	some name, tenant in input.tenants
+	some i, prefix in tenant[field]
+	claims(prefix, entry)
+	msg := sprintf(
+		"tenant %s: %s prefix '%s' covers the reserved %s '%s' (%s); no tenant may claim it, so choose a prefix made of the tenant's own name, e.g. '%s%s'",
+		[name, kind, prefix, what(entry), entry.text, entry.why, name, separator[kind]],
+	)
+	loc := lib.location(sprintf("tenants/%s/%s/%d", [name, field, i]))
+}
+
+separator := {"topic": ".", "group": "-"}
+
+what(entry) := "prefix" if entry.prefix
+
+what(entry) := "name" if not entry.prefix
+
+# Principals: the unauthenticated identity, the super user and every flow's
+# MirrorMaker 2 user are not a tenant's to declare.
+violations contains lib.violation("reserved_principal", "critical", name, msg, loc) if {
+	some name, tenant in input.tenants
+	some i, principal in tenant.principals
+	startswith(principal.name, "User:")
+	user := substring(principal.name, 5, -1)
+	some entry in reserved("user")
+	user_claims(user, entry)
+	msg := sprintf(
+		"tenant %s: principal %s is reserved (%s); a tenant's ACLs on it would reach clients that are not the tenant's, so name a principal of the tenant's own, e.g. User:%s-app",
+		[name, principal.name, entry.why, name],
+	)
+	loc := lib.location(sprintf("tenants/%s/principals/%d/name", [name, i]))
+}
+
+user_claims(user, entry) if {
+	entry.prefix
+	startswith(user, entry.text)
+}
+
+user_claims(user, entry) if user == entry.text
+
+# Kafka refuses a topic whose name differs from an existing one only by '.'
+# against '_' (their metric names collide): two tenants whose prefixes are
+# equal up to that can block each other's topics.
+normalized(prefix) := replace(prefix, ".", "_")
+
+normalized_entries := {[normalized(prefix), name] |
+	some name, tenant in input.tenants
+	some prefix in tenant.topic_prefixes
+}
+
+violations contains lib.violation("prefix_collision", "high", name, msg, loc) if {
+	candidates := lib.shorter_sides(normalized_entries)
+	count(candidates) > 0
+	lengths := {count(c) | some c in candidates}
+	some name, tenant in input.tenants
+	some i, prefix in tenant.topic_prefixes
+	some stem in lib.leading_candidates(normalized(prefix), candidates, lengths)
+	some other, other_tenant in input.tenants
+	other != name
+	some other_prefix in other_tenant.topic_prefixes
+	collides(prefix, other_prefix, stem)
+	msg := sprintf(
+		"tenant %s: topic prefix '%s' and tenant %s's '%s' differ only by '.' against '_', which Kafka treats as the same topic name (it refuses the second of two such topics), so one tenant can block the other's topics; rename one of them",
+		[name, prefix, other, other_prefix],
+	)
+	loc := lib.location(sprintf("tenants/%s/topic_prefixes/%d", [name, i]))
+}
+
+# The other prefix is the normalized stem or longer than it, and the two do
+# not overlap as written (prefix_overlap reports those).
+collides(prefix, other_prefix, stem) if {
+	normalized(other_prefix) == stem
+	not startswith(prefix, other_prefix)
+	not startswith(other_prefix, prefix)
+}
+
+collides(prefix, other_prefix, stem) if {
+	normalized(prefix) == stem
+	startswith(normalized(other_prefix), stem)
+	not startswith(prefix, other_prefix)
+	not startswith(other_prefix, prefix)
+}
+
+# ---- derived names: one owner each ------------------------------------------
+
+# [kind and value, owner id, owner as messages name it, tenant, node path] of
+# every derived name. The owner id is what must be unique behind a name: the
+# exact principal for its secrets (one principal declared by two tenants is
+# principal_in_two_tenants), the flow for its id, the tenant for its namespace.
+derived contains [sprintf("flow id %s", [flow.id]), owner, owner, name, sprintf("tenants/%s/flows/%d", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, flow in tenant.flows
+	owner := sprintf("tenant %s's flow %s -> %s", [name, flow.source, flow.target])
+}
+
+derived contains [sprintf("secret name %s", [secret]), principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, principal in tenant.principals
+	some secret in object.get(object.get(tenant, "names", {}), "principal_secrets", [])[i]
+}
+
+derived contains [sprintf("secret name %s", [secret]), flow.mm2_principal, sprintf("tenant %s's flow %s -> %s (its MirrorMaker 2)", [name, flow.source, flow.target]), name, sprintf("tenants/%s/flows/%d", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, flow in tenant.flows
+	some secret in object.get(flow, "mm2_secrets", [])
+}
+
+derived contains [sprintf("principal %s (ignoring case)", [lower(principal.name)]), principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, principal in tenant.principals
+}
+
+derived contains [sprintf("namespace %s", [namespace]), name, sprintf("tenant %s", [name]), name, namespace_path(name, tenant)] if {
+	some name, tenant in input.tenants
+	namespace := tenant.names.namespace
+}
+
+namespace_path(name, tenant) := sprintf("tenants/%s/namespace", [name]) if {
+	tenant.namespace
+} else := sprintf("tenants/%s/name", [name])
+
+# Keys that two different owners share.
+shared_keys := lib.shared_texts({[key, owner] | some [key, owner, _, _, _] in derived})
+
+violations contains lib.violation("derived_name_collision", "critical", name, msg, loc) if {
+	count(shared_keys) > 0
+	some [key, owner, shown, name, path] in derived
+	key in shared_keys
+	others := {other | some [k, o, other, _, _] in derived; k == key; o != owner}
+	msg := sprintf(
+		"%s: mm2gov would derive the same %s for it and for %s, so one password, certificate, Secret, namespace or MirrorMaker 2 would serve both; rename one of them",
+		[shown, key, concat(" and ", sort(others))],
+	)
+	loc := lib.location(path)
+}
+
+# ---- namespaces -------------------------------------------------------------
+
+violations contains lib.violation("namespace_reserved", "critical", name, msg, loc) if {
+	some name, tenant in input.tenants
+	namespace := tenant.names.namespace
+	some entry in reserved("namespace")
+	user_claims(namespace, entry)
+	msg := sprintf(
+		"tenant %s: namespace %s is reserved (%s); the tenant's RBAC would let it read Secrets there, so give the tenant a namespace of its own, e.g. %s",
+		[name, namespace, entry.why, name],
+	)
+	loc := lib.location(namespace_path(name, tenant))
+}
+
+violations contains lib.violation("namespace_reserved", "critical", name, msg, loc) if {
+	some name, tenant in input.tenants
+	namespace := tenant.names.namespace
+	some alias, cluster in input.clusters
+	object.get(cluster, "strimzi_namespace", null) == namespace
+	msg := sprintf(
+		"tenant %s: namespace %s is where Strimzi runs cluster %s (its operators, MirrorMaker 2s and every principal's credentials for it); the tenant's RBAC would let it read them, so give the tenant a namespace of its own, e.g. %s",
+		[name, namespace, alias, name],
+	)
+	loc := lib.location(namespace_path(name, tenant))
+}

@@ -1,0 +1,64 @@
+"""Derived names are injective: two different inputs never give one flow id, principal or secret name."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from governance.model import names
+
+LABEL = st.from_regex(r"\A[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?\Z", fullmatch=True)
+USER = st.one_of(LABEL, st.text(alphabet="abcXYZ-._@09", min_size=1, max_size=14))
+
+
+def test_known_collisions_of_the_old_encoding_are_gone():
+    assert names.flow_id("pay", "eu-onprem", "x") != names.flow_id("pay-eu", "onprem", "x")
+    assert names.scram_secret("onprem-dr", "User:app") != names.scram_secret("onprem", "User:dr-app")
+    assert names.scram_secret("a", "User:Payments-App") != names.scram_secret("a", "User:payments-app")
+    assert names.tls_secret("a", "User:x.y") != names.tls_secret("a", "User:x-y")
+
+
+def test_names_without_hyphens_read_as_before():
+    assert names.flow_id("payments", "onprem", "onprem-dr") == "payments-onprem-to-onprem-dr"
+    assert names.mm2_principal("payments-onprem-to-cloud") == "User:mm2-payments-onprem-to-cloud"
+    assert names.mm2_internal_prefix("payments-onprem-to-cloud") == "mm2gov.payments-onprem-to-cloud."
+    assert names.scram_secret("onprem", "User:payments-app") == "scram-onprem-payments-app"
+
+
+def test_a_plain_user_cannot_take_another_users_hashed_form():
+    hashed = names.user_part("Payments-App")
+    assert "." in hashed
+    assert names.scram_secret("a", f"User:{hashed}") != names.scram_secret("a", "User:Payments-App")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(LABEL, LABEL, LABEL), min_size=2, max_size=30, unique=True))
+def test_flow_ids_are_injective(flows):
+    ids = {names.flow_id(*flow) for flow in flows}
+    assert len(ids) == len(flows)
+    mm2 = {names.mm2_internal_prefix(i) for i in ids} | {names.mm2_principal(i) for i in ids}
+    assert len(mm2) == 2 * len(flows)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(LABEL, USER), min_size=2, max_size=40, unique=True))
+def test_secret_names_are_injective(pairs):
+    scram = {names.scram_secret(cluster, f"User:{user}") for cluster, user in pairs}
+    tls = {names.tls_secret(cluster, f"User:{user}") for cluster, user in pairs}
+    assert len(scram) == len(pairs) == len(tls)
+    assert not scram & tls
+
+
+@settings(max_examples=200, deadline=None)
+@given(USER)
+def test_secret_names_are_valid_kubernetes_names(user):
+    name = names.scram_secret("onprem-dr", f"User:{user}")
+    assert len(name) <= 253
+    assert all(part and part[0].isalnum() and part[-1].isalnum() for part in name.split("."))
+    assert set(name) <= set("abcdefghijklmnopqrstuvwxyz0123456789-.")
+
+
+def test_remote_names_follow_the_replication_policy():
+    assert names.remote_name("default", "onprem", "payments.x") == "onprem.payments.x"
+    assert names.remote_name("identity", "onprem", "payments.x") == "payments.x"
+    assert names.remote_prefix("identity", "onprem") == ""
