@@ -41,3 +41,12 @@ def secret_values(store: Path) -> set[str]:
     """Every secret value in a directory store (metadata files, names, certificates and binary stores left out)."""
     return {p.read_text() for p in store.rglob("*")
             if p.is_file() and not p.name.startswith(".") and p.name not in PUBLIC_KEYS and p.suffix != ".p12"}
+
+
+@pytest.fixture(scope="session")
+def java_oracle() -> Iterator[object]:
+    """Kafka's own code as the oracle (oracle/, governance/devstack/oracle.py): one JVM for the whole session."""
+    from governance.devstack.oracle import JavaOracle
+
+    with JavaOracle() as oracle:
+        yield oracle

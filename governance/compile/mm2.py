@@ -132,6 +132,8 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         ("emit.checkpoints.enabled", "false"),
         ("sync.group.offsets.enabled", "false"),
         ("emit.heartbeats.enabled", "false"),
+        "MM2 replicates any topic named heartbeats whatever the topic filter says (KIP-1089); not this one.",
+        ("heartbeats.replication.enabled", "false"),
         ("emit.offset-syncs.enabled", "false"),
         ("sync.topic.configs.enabled", "true"),
         ("refresh.topics.interval.seconds", "30"),

@@ -61,6 +61,7 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         "sync.topic.acls.enabled": "false",
         "sync.topic.configs.enabled": "true",
         "emit.offset-syncs.enabled": "false",
+        "heartbeats.replication.enabled": "false",  # else `heartbeats` topics pass any topic filter
         "refresh.topics.interval.seconds": 30,
     }
     return {

@@ -41,3 +41,51 @@ def test_imported_repo_validates(tmp_path):
     assert done.stderr.count("warning:") >= 7
     validated = run_cli("validate", str(tmp_path / "repo"))
     assert validated.returncode == 0, validated.stdout + validated.stderr
+
+
+def test_properties_are_read_as_java_reads_them():
+    text = ("k\\u0065y = v\\u00e9\n"          # \uXXXX in keys and values
+            "multi = one \\\n    two\n"       # a continuation drops the next line's leading blanks
+            "trailing = x\\ \n"              # an escaped trailing space is kept
+            "re = payments\\\\..*\n"          # '\\' is one backslash
+            "raw = payments\\..*\n"           # '\.' is a '.' to Java: the bug this guards
+            "a\\=b = c\n")                    # an escaped '=' belongs to the key
+    props = parse_properties(text)
+    assert props["key"] == "vé"
+    assert props["multi"] == "one two"
+    assert props["trailing"] == "x "
+    assert props["re"] == "payments\\..*"
+    assert props["raw"] == "payments..*"
+    assert props["a=b"] == "c"
+
+
+def test_a_legacy_file_is_read_as_iso_8859_1(tmp_path):
+    from governance.importer import read_properties_file
+
+    path = tmp_path / "legacy.properties"
+    path.write_bytes("clusters = a, b\nnote = caf\xe9\n".encode("iso-8859-1"))
+    assert parse_properties(read_properties_file(path))["note"] == "café"
+
+
+SECRET_LINES = [
+    "source.sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule required "
+    'username="u" password="CANARY-1";',
+    'target.sasl.jaas.config = org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required '
+    'clientId="c" clientSecret="CANARY-2";',
+    "source.ssl.key.password = CANARY-3",
+    "SOURCE.SSL.KEYSTORE.PASSWORD = CANARY-4",
+    "basic.auth.user.info = user:CANARY-5",
+    "target.sasl.oauthbearer.client.credentials.client.secret = CANARY-6",
+    "source.ssl_truststore_password = CANARY-7",
+    "target.sasl.login.token = CANARY-8",
+    "s\\u006furce.ssl.key.password = CANARY-9",
+]
+
+
+@pytest.mark.parametrize("line", SECRET_LINES)
+def test_no_secret_like_value_is_echoed_or_written(line):
+    imported = import_properties("clusters = source, target\nsource->target.enabled = true\n"
+                                 "source->target.topics = orders\\\\..*\n" + line + "\n")
+    everything = "\n".join(imported.warnings) + repr(imported.clusters) + repr(imported.tenant)
+    assert "CANARY" not in everything
+    assert any("inline secret (value not shown)" in w for w in imported.warnings)
