@@ -15,6 +15,7 @@ from governance.compile.strimzi import compile_strimzi
 from governance.compile.topics import RemoteTopic, remote_topics
 from governance.config.loader import Inventory
 from governance.devstack.tools import versions
+from governance.model.names import tenant_namespace
 from governance.policy.engine import Decision
 
 DEFAULT_SECRETS_PATH = "/etc/mm2gov/secrets"
@@ -65,5 +66,5 @@ def compile_desired(inventory: Inventory, decision: Decision,
         header=header,
         topics=topics,
         principal_tenants=owners,
-        tenant_namespaces={name: tenant.namespace or name for name, tenant in inventory.tenants.items()},
+        tenant_namespaces={name: tenant_namespace(name, t.namespace) for name, t in inventory.tenants.items()},
     )

@@ -13,10 +13,11 @@ from confluent_kafka.admin import AdminClient
 from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
+from governance.model.names import flow_id
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 
-FLOW = "rot-a-source-to-target"
+FLOW = flow_id("rot-a", "source", "target")  # "rot--a-source-to-target"
 
 
 def authenticates(config: dict) -> bool:

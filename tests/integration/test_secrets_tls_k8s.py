@@ -48,7 +48,7 @@ def mtls_config(stack, **tls) -> dict:
 
 def test_client_certificates_are_issued_with_stores_java_reads(certified):
     tls = {i["secret"]: i for i in certified["issued"] if i["kind"] == "tls"}
-    assert set(tls) >= {"tls-source-cert-a-app", "tls-target-cert-a-app", "tls-source-mm2-cert-a-source-to-target"}
+    assert set(tls) >= {"tls-source-cert-a-app", "tls-target-cert-a-app", "tls-source-mm2-cert--a-source-to-target"}
     assert all(len(i["fingerprint"]) == 64 and i["not_after"] for i in tls.values())
     folder = certified["store"] / "tls-source-cert-a-app"
     assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [
@@ -188,6 +188,23 @@ def test_a_tenant_service_account_reads_only_its_own_namespace(stack, in_kube):
     with pytest.raises(ApiException) as refused:
         beta.list_namespaced_secret("k8s-alpha")
     assert refused.value.status == 403
+
+
+def test_a_tenant_reads_only_the_secrets_placed_for_it_even_in_its_own_namespace(stack, in_kube):
+    """The Role names the Secrets mm2gov places for the tenant: anything else that lands in the
+    namespace (another team's Secret, a service account token) stays unreadable, and so does the list."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    admin = client.CoreV1Api(in_kube["api"])
+    admin.create_namespaced_secret("k8s-alpha", {"metadata": {"name": "someone-elses"}, "stringData": {"k": "v"}})
+    alpha = service_account_client(stack, in_kube["api"], "k8s-alpha")
+    assert alpha.read_namespaced_secret("scram-source-k8s-alpha-app", "k8s-alpha").metadata.name
+    for call in (lambda: alpha.read_namespaced_secret("someone-elses", "k8s-alpha"),
+                 lambda: alpha.list_namespaced_secret("k8s-alpha")):
+        with pytest.raises(ApiException) as refused:
+            call()
+        assert refused.value.status == 403
 
 
 def test_k8s_store_with_a_dead_apiserver_is_one_clear_error(in_kube, tmp_path):
