@@ -84,9 +84,7 @@ def generated_bindings() -> list[tuple]:
         add(TARGET, mm2, "TOPIC", f"{SOURCE}.{name}.",
             ["CREATE", "WRITE", "ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"])
         add(TARGET, mm2, "TOPIC", f"mm2gov.{flow}.", ["CREATE", "READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"])
-        add(TARGET, mm2, "GROUP", f"mm2gov.{flow}.", ["READ", "DESCRIBE"])
-        for cluster in (SOURCE, TARGET):
-            add(cluster, mm2, "CLUSTER", "kafka-cluster", ["DESCRIBE"])
+        add(TARGET, mm2, "GROUP", f"mm2gov.{flow}.", ["READ", "DESCRIBE"])  # nothing on CLUSTER
     return rows
 
 

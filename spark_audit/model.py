@@ -85,7 +85,7 @@ TENANCY_SCHEMAS: dict[str, StructType] = {
                       ("access", STRINGS, False), ("cluster", S, True)),
     "clusters": _schema(("cluster", S, False), ("zone", S, False)),
     # What each flow's MM2 principal may do (compile/acls.py `mm2_bindings`), one row per
-    # (cluster, resource type, prefix); resource_type CLUSTER uses prefix "kafka-cluster".
+    # (cluster, resource type, prefix); TOPIC and GROUP only: nothing on the CLUSTER resource.
     "mm2_scopes": _schema(("tenant", S, False), ("flow_id", S, False), ("principal", S, False),
                           ("cluster", S, False), ("resource_type", S, False), ("prefix", S, False),
                           ("operations", STRINGS, False)),

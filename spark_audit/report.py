@@ -31,6 +31,7 @@ from typing import Any
 from governance import __version__
 from governance.policy.engine import SEVERITIES, severity_rank
 from governance.render.violations import SARIF_LEVEL
+from spark_audit.evidence import EVERY_PRINCIPAL, REACH, UNDECLARED, reach_of, reach_unknown_of
 
 FINDING_KEYS = ("check_id", "severity", "tenant", "cluster", "resource_type", "resource_name", "principal",
                 "message", "remediation", "evidence")
@@ -39,6 +40,7 @@ FORMATS = {"json": "audit.json", "sarif": "audit.sarif", "html": "report.html"}
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "0.0"}
 TOOL = {"name": "mm2gov", "version": __version__, "informationUri": "https://github.com/mm2gov/mm2gov"}
 NO_TENANT = "(no tenant)"
+EVERYONE = "every principal (User:*)"
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,8 @@ def _severity_order(severities: Iterable[str]) -> list[str]:
 
 
 def _tenant_sort(tenants: Iterable[str]) -> list[str]:
-    return sorted(set(tenants), key=lambda t: (t == "", t))
+    """Alphabetically, then "*" (every principal), then "" (no tenant)."""
+    return sorted(set(tenants), key=lambda t: (t == UNDECLARED, t == EVERY_PRINCIPAL, t))
 
 
 # --- summary, matrix, history ------------------------------------------------------------------
@@ -171,30 +174,35 @@ def summary(run: AuditRun) -> dict[str, Any]:
 
 
 def access_matrix(run: AuditRun) -> dict[str, Any]:
-    """Tenant x tenant counts of findings that describe cross-tenant reach.
+    """Tenant x tenant counts of findings that show one tenant reaching another's data.
 
-    Evidence contract: a detector whose finding means "tenant A can reach (or did
-    reach) a resource tenant B owns" sets the finding's `tenant` to A (the tenant
-    of the principal or group that reaches) and puts `"owner_tenant": "B"` in the
-    finding's evidence. Such a finding is counted in `counts[A][B]`. Findings
-    without `owner_tenant` in their evidence (or with an empty one) are not in
-    the matrix. A finding whose `tenant` is "" (a principal no tenant declares)
-    is counted in row "".
+    Read from the evidence contract (spark_audit.evidence): a finding whose evidence
+    `reach` holds {"accessor_tenant": A, "owner_tenant": B} is counted once in
+    `counts[A][B]` (rows: the tenant whose principal, group or topic reaches; columns:
+    the tenant whose data is reached); a finding reaching several tenants counts in
+    each of their cells. Row "*" is `User:*` (every principal), row "" a principal no
+    tenant declares. Findings without `reach` pairs are not in the matrix; those whose
+    reach cannot be attributed to tenants (`reach_unknown`) are counted per check in
+    `unattributed`.
 
     Returns {"tenants": [...], "counts": {A: {B: n}} (full square, zeros included),
-    "checks": {A: {B: {check_id: n}}} (non-zero cells only), "max": n, "total": n}.
-    Rows and columns share the same order: the run's tenants and any tenant seen in
-    the matrix, alphabetically, "" last.
+    "checks": {A: {B: {check_id: n}}} (non-zero cells only), "max": n (largest cell),
+    "total": n (sum of the cells), "findings": n (findings in at least one cell),
+    "unattributed": {check_id: n}}. Rows and columns share the same order: the run's
+    tenants and any tenant seen in the matrix, alphabetically, then "*", then "".
     """
     cells: Counter[tuple[str, str]] = Counter()
     per_check: dict[tuple[str, str], Counter[str]] = {}
+    unattributed: Counter[str] = Counter()
+    in_matrix = 0
     for f in map(finding, run.findings):
-        owner = f["evidence"].get("owner_tenant")
-        if owner in (None, ""):
-            continue
-        key = (f["tenant"], str(owner))
-        cells[key] += 1
-        per_check.setdefault(key, Counter())[f["check_id"]] += 1
+        pairs = reach_of(f["evidence"])
+        if reach_unknown_of(f["evidence"]) is not None:
+            unattributed[f["check_id"]] += 1
+        in_matrix += bool(pairs)
+        for key in pairs:
+            cells[key] += 1
+            per_check.setdefault(key, Counter())[f["check_id"]] += 1
     tenants = _tenant_sort([*run.tenants, *(a for a, _ in cells), *(b for _, b in cells)])
     return {
         "tenants": tenants,
@@ -203,6 +211,8 @@ def access_matrix(run: AuditRun) -> dict[str, Any]:
                    for a in tenants if any((a, b) in per_check for b in tenants)},
         "max": max(cells.values(), default=0),
         "total": sum(cells.values()),
+        "findings": in_matrix,
+        "unattributed": dict(sorted(unattributed.items())),
     }
 
 
@@ -347,7 +357,7 @@ def _anchor(prefix: str, value: str) -> str:
 
 
 def _tenant_label(tenant: str) -> str:
-    return tenant or NO_TENANT
+    return EVERYONE if tenant == EVERY_PRINCIPAL else tenant or NO_TENANT
 
 
 def _badge(severity: str) -> str:
@@ -545,11 +555,14 @@ def _matrix(run: AuditRun) -> str:
     tenants = m["tenants"]
     if not tenants:
         return '<p class="empty">No tenants declared.</p>'
-    head = "".join(f'<th scope="col" title="{_e(_tenant_label(t))}">{_e(_tenant_label(t))}</th>' for t in tenants)
+    owners = [t for t in tenants if t not in (EVERY_PRINCIPAL, UNDECLARED)]  # whose data: always a tenant
+    head = "".join(f'<th scope="col" title="{_e(_tenant_label(t))}">{_e(_tenant_label(t))}</th>' for t in owners)
     rows = []
     for a in tenants:
+        if a not in owners and not any(m["counts"][a].values()):
+            continue  # the "*" and "" rows only when some finding is theirs
         cells = []
-        for b in tenants:
+        for b in owners:
             n = m["counts"][a][b]
             detail = m["checks"].get(a, {}).get(b, {})
             why = ", ".join(f"{cid} {k}" for cid, k in detail.items())
@@ -562,13 +575,24 @@ def _matrix(run: AuditRun) -> str:
             else:
                 cells.append(f'<td style="background:#fafbfc" title="{_e(title)}"></td>')
         rows.append(f'<tr><th scope="row">{_e(_tenant_label(a))}</th>{"".join(cells)}</tr>')
-    note = ("No finding shows one tenant reaching another's topics or groups"
-            + (" in the collected part of the snapshot." if run.is_partial else ".")) if not m["total"] else (
-        f"{_plural(m['total'], 'finding')} of cross-tenant reach; darkest cell: {m['max']}. "
-        "Hover a cell for the checks behind it.")
-    return (f'<p class="note">Rows: the tenant whose principal or group reaches; columns: the tenant that owns the '
-            f"topic or group reached. {_e(note)}</p>"
-            f'<div class="scroll"><table class="heat{" many" if len(tenants) > 8 else ""}"><thead><tr>'
+    if m["total"]:
+        several = (f" ({m['total']} in the cells: a finding reaching several tenants counts in each)"
+                   if m["total"] != m["findings"] else "")
+        note = (f"{_plural(m['findings'], 'finding')} of cross-tenant reach{several}; "
+                f"darkest cell: {m['max']}. Hover a cell for the checks behind it.")
+        if any(m["counts"].get(EVERY_PRINCIPAL, {}).values()):
+            note += f" Row {EVERYONE}: bindings for User:*, which every tenant's principals share."
+    else:
+        note = ("No finding shows one tenant reaching another's topics or groups"
+                + (" in the collected part of the snapshot." if run.is_partial else "."))
+    unattributed = sum(m["unattributed"].values())
+    if unattributed:
+        note += (f" Not in the matrix: {_plural(unattributed, 'finding')} whose reach no tenant pair describes "
+                 "(a cluster-level grant, a wildcard, data under no tenant's name: see its evidence's reach_unknown): "
+                 + ", ".join(f"{cid} {n}" for cid, n in m["unattributed"].items()) + ".")
+    return (f'<p class="note">Rows: the tenant whose principal, group or topic reaches; columns: the tenant that '
+            f"owns the topic, group or records reached. {_e(note)}</p>"
+            f'<div class="scroll"><table class="heat{" many" if len(owners) > 8 else ""}"><thead><tr>'
             f'<th class="corner">reaches ↓ / owner →</th>{head}'
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             '<div class="legend"><span>fewer<span class="ramp"></span>more findings</span>'
@@ -733,6 +757,17 @@ def _scalar_text(value: Any) -> str:
     return str(value)
 
 
+def _reach_value(value: Any) -> str:
+    """The evidence contract's `reach` as "a → b" chips (anything malformed as plain evidence)."""
+    pairs = reach_of({REACH: value})
+    if not isinstance(value, list) or len(pairs) != len(value):
+        return _evidence_value(value)
+    if not pairs:
+        return '<span class="empty">(no tenant named)</span>'
+    chips = "".join(f'<span class="chip">{_e(_tenant_label(a))} → {_e(b)}</span>' for a, b in pairs)
+    return f'<span class="chips">{chips}</span>'
+
+
 def _finding_html(number: int, f: Mapping[str, Any]) -> str:
     cls = f["severity"] if f["severity"] in SEVERITIES else "unknown"
     resource = f"{f['resource_type']} {f['resource_name']}".strip()
@@ -740,8 +775,12 @@ def _finding_html(number: int, f: Mapping[str, Any]) -> str:
              ("cluster", _e(f["cluster"]) or '<span class="empty">—</span>'),
              ("resource", f"<code>{_e(resource)}</code>" if resource else '<span class="empty">—</span>'),
              ("principal", f"<code>{_e(f['principal'])}</code>" if f["principal"] else '<span class="empty">—</span>')]
+    pairs = reach_of(f["evidence"])
+    if pairs:
+        facts.append(("reaches", "; ".join(f"{_e(_tenant_label(a))} → {_e(b)}" for a, b in pairs)))
     facts_html = "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in facts)
-    evidence = "".join(f"<dt>{_e(k)}</dt><dd>{_evidence_value(v)}</dd>" for k, v in f["evidence"].items())
+    evidence = "".join(f"<dt>{_e(k)}</dt><dd>{_reach_value(v) if k == REACH else _evidence_value(v)}</dd>"
+                       for k, v in f["evidence"].items())
     evidence_html = (f'<dl class="evidence">{evidence}</dl>' if evidence
                      else '<p class="empty">No evidence recorded.</p>')
     return (f'<article class="finding sev-{cls}" id="finding-{number}">'

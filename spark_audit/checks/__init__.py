@@ -37,4 +37,8 @@ CHECKS: dict[str, ModuleType] = {module.CHECK_ID: module for module in (
     record_tenant_mismatch,
     replication_gap,
 )}
+# Checks whose findings state cross-tenant reach (spark_audit.evidence: `reach`, `reach_unknown`);
+# the others pass NO_REACH. The report's tenant x tenant matrix is made of these.
+REACH_CHECKS = ("ACL_CROSS_TENANT", "ACL_WILDCARD", "ACL_PREFIX_OVERLAP", "MM2_PRINCIPAL_OVERREACH",
+                "INTERNAL_TOPIC_EXPOSED", "TOPIC_SCOPE_MISMATCH", "GROUP_CROSS_TENANT", "RECORD_TENANT_MISMATCH")
 ACL_CHECKS = ("ACL_CROSS_TENANT", "ACL_WILDCARD", "ACL_PREFIX_OVERLAP", "MM2_PRINCIPAL_OVERREACH", "ACL_STALE")

@@ -10,7 +10,8 @@ any other operation. Undeclared principals are ACL_STALE's.
 
 One finding per (principal, resource): the operations, hosts and bindings that
 give the access are the evidence. `tenant` is the tenant whose principal gains
-the access (for `User:*`, the owner whose data is open).
+the access (for `User:*`, the owner whose data is open). Reach (spark_audit.evidence):
+the principal's tenant ("*" for `User:*`) reaches the resource's owner.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pyspark.sql import functions as F
 
 from spark_audit.access import ANY_PRINCIPAL, effective_access, reach
 from spark_audit.checks.common import allow_bindings, declared, joined, kind_of, not_granted, who
+from spark_audit.evidence import EVERY_PRINCIPAL, reaches_one
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 from spark_audit.ownership import owned_resources
@@ -32,7 +34,7 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     allows = allow_bindings(snapshot)
     accessors = allows.join(declared(tenancy), "principal").unionByName(
         allows.filter(F.col("principal") == ANY_PRINCIPAL)
-        .withColumn("p_tenant", F.lit("*")).withColumn("role", F.lit("any"))
+        .withColumn("p_tenant", F.lit(EVERY_PRINCIPAL)).withColumn("role", F.lit("any"))
         .withColumn("p_flow", F.lit(None).cast("string")))
     suspects = reach(accessors, resources).filter(F.col("owner") != F.col("p_tenant"))
     access = effective_access(suspects, snapshot.acls, resources, keys=("owner",))
@@ -43,10 +45,10 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
         F.collect_set("op").alias("operations"), F.collect_set("host").alias("hosts"),
         F.collect_set(F.struct("pattern_type", F.col("pattern").alias("resource_name"), "operation", "host"))
         .alias("bindings"))
-    tenant = F.when(F.col("p_tenant") == "*", F.col("owner")).otherwise(F.col("p_tenant"))
+    tenant = F.when(F.col("p_tenant") == EVERY_PRINCIPAL, F.col("owner")).otherwise(F.col("p_tenant"))
     hosts = F.when(F.array_contains("hosts", "*"), F.lit("")).otherwise(
         F.concat(F.lit(" from host "), joined(F.col("hosts"))))
-    message = F.concat(who(F.col("principal"), F.when(F.col("p_tenant") != "*", F.col("p_tenant"))),
+    message = F.concat(who(F.col("principal"), F.when(F.col("p_tenant") != EVERY_PRINCIPAL, F.col("p_tenant"))),
                        F.lit(" can "), joined(F.col("operations")), F.lit(" "), F.col("cluster"), F.lit(" "),
                        kind_of(F.col("resource_type")), F.lit(" "), F.col("resource_name"), F.lit(" owned by "),
                        F.col("owner"), hosts)
@@ -54,4 +56,5 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                         F.array_sort("operations").alias("operations"), F.array_sort("hosts").alias("hosts"),
                         F.array_sort("bindings").alias("bindings"))
     return to_findings(per_resource, CHECK_ID, tenant=tenant, cluster="cluster", resource_type="resource_type",
-                       resource_name="resource_name", principal="principal", message=message, evidence=evidence)
+                       resource_name="resource_name", principal="principal", message=message, evidence=evidence,
+                       reach=reaches_one(F.col("p_tenant"), F.col("owner")))

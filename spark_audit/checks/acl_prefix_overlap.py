@@ -8,7 +8,9 @@ equi-joins: Y's prefixes are exploded into their stems (tenants have hundreds of
 prefixes: a broadcast) and joined with P; P's owner comes from
 `ownership.owners`. Bindings are the large side and are never crossed with
 anything. A reviewed grant from Y covers READ/DESCRIBE under its prefix; a
-binding of an undeclared principal is ACL_STALE's. One finding per binding pattern.
+binding of an undeclared principal is ACL_STALE's. One finding per binding pattern;
+its reach (spark_audit.evidence): the principal's tenant reaches every tenant whose
+names the pattern covers.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from spark_audit.checks.common import allow_bindings, declared, joined, kind_of, not_granted, who
+from spark_audit.evidence import reaches
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 from spark_audit.ownership import owners, stems
@@ -52,4 +55,5 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                        joined(F.col("tenants")))
     evidence = F.struct(F.array_sort("operations").alias("operations"), F.array_sort("covers").alias("covers"))
     return to_findings(per_pattern, CHECK_ID, tenant="p_tenant", cluster="cluster", resource_type="resource_type",
-                       resource_name="resource_name", principal="principal", message=message, evidence=evidence)
+                       resource_name="resource_name", principal="principal", message=message, evidence=evidence,
+                       reach=reaches(F.col("p_tenant"), F.col("tenants")))

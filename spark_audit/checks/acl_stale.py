@@ -6,7 +6,8 @@ out, and so is `User:*` (ACL_WILDCARD's). A stale principal is an identity
 nobody answers for that can still log in or still holds rights: a left-over
 from a removed tenant, flow or a hand-made grant. DENY bindings protect and are
 not reported. One finding per (cluster, principal), with its binding count, a
-sample of its bindings and whether a SCRAM user exists.
+sample of its bindings and whether a SCRAM user exists. No tenant answers for
+the principal, so its findings state no tenant's reach (spark_audit.evidence.NO_REACH).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pyspark.sql import functions as F
 
 from spark_audit.access import ANY_PRINCIPAL
 from spark_audit.checks.common import allow_bindings, declared, without_admins
+from spark_audit.evidence import NO_REACH
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 
@@ -46,4 +48,4 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     evidence = F.struct("acl_bindings", "scram_user", "sample")
     return to_findings(stale, CHECK_ID, tenant=F.lit(""), cluster="cluster", resource_type=F.lit("USER"),
                        resource_name=F.regexp_extract("principal", "^[^:]*:(.*)$", 1), principal="principal",
-                       message=message, evidence=evidence)
+                       message=message, evidence=evidence, reach=NO_REACH)

@@ -4,7 +4,9 @@ Either opens a cluster's resources beyond any tenant boundary, now and for every
 topic or principal created later. Bindings of the cluster's admin principals are
 left out. A PREFIXED `*` is not a wildcard in Kafka (no name starts with `*`) and
 is not reported. One finding per binding pattern (cluster, principal, resource
-type, name), its operations and hosts in the evidence.
+type, name), its operations and hosts in the evidence. Whose data it opens is every
+tenant's, present and future: the evidence says so (`reach_unknown`) and names no
+tenant pair; ACL_CROSS_TENANT reports the tenants the same binding reaches today.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pyspark.sql import functions as F
 
 from spark_audit.access import ANY_PRINCIPAL, WILDCARD
 from spark_audit.checks.common import allow_bindings, declared, joined, kind_of, who, without_admins
+from spark_audit.evidence import EVERY_PRINCIPAL, reaches
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 
@@ -35,5 +38,12 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                        joined(F.col("operations")), F.lit(" on "), target, F.lit(" of "), F.col("cluster"))
     evidence = F.struct(F.col("pattern_type"), F.array_sort("operations").alias("operations"),
                         F.array_sort("hosts").alias("hosts"))
+    every_name = (F.col("pattern_type") == "LITERAL") & (F.col("resource_name") == WILDCARD)
+    unknown = F.concat(F.when(every_name, F.concat(F.lit("every "), kind_of(F.col("resource_type")), F.lit(" of "),
+                                                    F.col("cluster"), F.lit(", today's and future ones")))
+                       .otherwise(F.lit("every principal, of any tenant or none")),
+                       F.lit(": ACL_CROSS_TENANT names the tenants reached today"))
+    accessor = F.when(F.col("principal") == ANY_PRINCIPAL, F.lit(EVERY_PRINCIPAL)).otherwise(F.col("p_tenant"))
     return to_findings(per_pattern, CHECK_ID, tenant="p_tenant", cluster="cluster", resource_type="resource_type",
-                       resource_name="resource_name", principal="principal", message=message, evidence=evidence)
+                       resource_name="resource_name", principal="principal", message=message, evidence=evidence,
+                       reach=reaches(accessor, F.array().cast("array<string>"), unknown))

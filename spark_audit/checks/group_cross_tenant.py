@@ -5,7 +5,8 @@ owns its name by group prefix (mm2gov's `mm2gov.<flow-id>.` groups included),
 the topic's by topic prefix; a reviewed grant from the topic's owner to the
 group's tenant covering the topic makes it legitimate. Groups or topics no
 tenant owns are left to TOPIC_UNOWNED / ACL_STALE. One finding per (group, topic),
-its partitions and committed offsets in the evidence.
+its partitions and committed offsets in the evidence; its reach (spark_audit.evidence):
+the group's tenant reached the topic's owner.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from spark_audit.checks.common import not_granted
+from spark_audit.evidence import reaches_one
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 from spark_audit.ownership import owners
@@ -39,4 +41,5 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                        F.lit(" owned by "), F.col("topic_owner"))
     evidence = F.struct("topic", "topic_owner", "partition_count", "offsets")
     return to_findings(crossing, CHECK_ID, tenant="group_owner", cluster="cluster", resource_type=F.lit("GROUP"),
-                       resource_name="group", principal=F.lit(""), message=message, evidence=evidence)
+                       resource_name="group", principal=F.lit(""), message=message, evidence=evidence,
+                       reach=reaches_one(F.col("group_owner"), F.col("topic_owner")))

@@ -12,6 +12,9 @@ tenants' topic and group names, offsets and connector configuration. Two leaks:
   of two or more tenants can use (e.g. one `mm2-offset-syncs.cloud.internal`
   for every flow): one finding per topic.
 A name a tenant owns by its own or remote prefix is that tenant's topic, not MM2's.
+Reach (spark_audit.evidence): exposed, the principal's tenant ("*" for `User:*`, ""
+undeclared) reaches the flow's tenant, or `reach_unknown` for a topic no flow owns;
+shared, each of the tenants reaches the others.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_audit.access import effective_access
+from spark_audit.access import ANY_PRINCIPAL, effective_access
 from spark_audit.checks.common import allow_bindings, declared, joined, who, without_admins
+from spark_audit.evidence import EVERY_PRINCIPAL, among, reaches_one
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 from spark_audit.ownership import is_mm2_internal_topic, owners, topic_resources
@@ -42,6 +46,9 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     is_mm2 = F.col("role") == "mm2"
     its_own_mm2 = is_mm2 & (F.col("owner_flow").isNull() | (F.col("p_flow") == F.col("owner_flow")))
     exposed = per_principal.filter(~F.coalesce(its_own_mm2, F.lit(False)))
+    accessor = F.when(F.col("principal") == ANY_PRINCIPAL, F.lit(EVERY_PRINCIPAL)).otherwise(F.col("p_tenant"))
+    unowned = F.when(F.col("owner").isNull(), F.lit(
+        "an internal topic no flow owns: it carries the topic and group names and offsets of every flow using it"))
     exposed_findings = to_findings(
         exposed, CHECK_ID, tenant=F.coalesce("p_tenant", "owner"), cluster="cluster",
         resource_type=F.lit("TOPIC"), resource_name="resource_name", principal="principal",
@@ -50,7 +57,8 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                          F.col("cluster"),
                          F.coalesce(F.concat(F.lit(" (of flow "), F.col("owner_flow"), F.lit(")")), F.lit(""))),
         evidence=F.struct(F.lit("exposed").alias("kind"), F.col("owner_flow").alias("flow_id"),
-                          F.array_sort("operations").alias("operations"), F.array_sort("hosts").alias("hosts")))
+                          F.array_sort("operations").alias("operations"), F.array_sort("hosts").alias("hosts")),
+        reach=reaches_one(accessor, F.col("owner"), unowned))
     shared = (per_principal.filter(is_mm2 & F.col("owner_flow").isNull())
               .groupBy("cluster", "resource_name").agg(F.collect_set("p_tenant").alias("tenants"),
                                                        F.collect_set("principal").alias("principals"))
@@ -62,5 +70,6 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                          F.col("cluster"), F.lit(" is shared by the MM2 principals of tenants "),
                          joined(F.col("tenants"))),
         evidence=F.struct(F.lit("shared").alias("kind"), F.array_sort("tenants").alias("tenants"),
-                          F.array_sort("principals").alias("principals")))
+                          F.array_sort("principals").alias("principals")),
+        reach=among(F.col("tenants")))
     return exposed_findings.unionByName(shared_findings)

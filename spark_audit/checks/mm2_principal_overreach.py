@@ -1,16 +1,21 @@
 """MM2_PRINCIPAL_OVERREACH: a flow's MM2 principal is allowed more than its flow needs.
 
-A flow's scope (tenancy `mm2_scopes`, what compile/acls.py grants): on the
-source READ/DESCRIBE/DESCRIBE_CONFIGS on the tenant's topic prefixes and
-DESCRIBE on its group prefixes; on the target the write side of its remote
-prefixes and its own `mm2gov.<flow-id>.` topics and group; DESCRIBE on both
-clusters. An ALLOW binding (ALL expanded, implied operations included) is in
-scope when its pattern lies inside a scope prefix of that cluster and type and
-the operation is one the scope lists; anything else is reported: READ on
-another tenant's topics, any binding on a third cluster, a wildcard pattern.
+A flow's scope (tenancy `mm2_scopes`): on the source READ/DESCRIBE/DESCRIBE_CONFIGS
+on the tenant's topic prefixes and DESCRIBE on its group prefixes; on the target
+the write side of its remote prefixes and its own `mm2gov.<flow-id>.` topics and
+group. Nothing on the CLUSTER resource: with `sync.topic.acls.enabled=false` MM2
+needs none, and on a real broker DESCRIBE on the cluster lists every ACL binding
+and every SCRAM user (other tenants' included), ALTER changes them. A CLUSTER
+binding is therefore never in scope, whatever the scope table says.
+An ALLOW binding (ALL expanded, implied operations included) is in scope when its
+pattern lies inside a scope prefix of that cluster and type and the operation is
+one the scope lists; anything else is reported: READ on another tenant's topics,
+any binding on a third cluster, a wildcard pattern, any cluster-level grant.
 Decided per binding, so a grant beyond scope is reported before a topic it
 would reach exists; the evidence lists the tenants whose topics or groups it
-reaches today. One finding per binding pattern.
+reaches today. One finding per binding pattern. Reach (spark_audit.evidence):
+the flow's tenant reaches those tenants; a cluster-level grant reaches every
+tenant's ACLs and users, which `reach_unknown` says.
 """
 
 from __future__ import annotations
@@ -20,18 +25,20 @@ from pyspark.sql import functions as F
 
 from spark_audit.access import expand_operations, reach
 from spark_audit.checks.common import allow_bindings, declared, joined, kind_of
+from spark_audit.evidence import reaches
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 from spark_audit.ownership import owned_resources
 
 CHECK_ID = "MM2_PRINCIPAL_OVERREACH"
+CLUSTER = "CLUSTER"  # resource type: never part of a flow's scope
 
 
 def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     flows = F.broadcast(tenancy.flows.select(F.col("flow_id").alias("p_flow"), "source", "target"))
     bindings = (allow_bindings(snapshot).join(declared(tenancy).filter(F.col("role") == "mm2"), "principal")
                 .join(flows, "p_flow"))
-    scopes = F.broadcast(tenancy.mm2_scopes.select(
+    scopes = F.broadcast(tenancy.mm2_scopes.filter(F.col("resource_type") != CLUSTER).select(
         F.col("principal").alias("s_principal"), F.col("cluster").alias("s_cluster"),
         F.col("resource_type").alias("s_type"), F.col("prefix").alias("s_prefix"), F.col("operations")))
     in_scope = [F.col("principal") == F.col("s_principal"), F.col("cluster") == F.col("s_cluster"),
@@ -53,15 +60,23 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     where = F.when(~F.col("cluster").isin(F.col("source"), F.col("target")),
                    F.concat(F.lit(" on "), F.col("cluster"), F.lit(", which is neither its source nor its target")))
     where = where.otherwise(F.concat(F.lit(" on "), F.col("cluster"), F.lit(" outside its flow's scope")))
-    reaches = F.when(F.size(F.coalesce("reaches_tenants", F.array().cast("array<string>"))) > 0,
+    foreign_tenants = F.coalesce("reaches_tenants", F.array().cast("array<string>"))
+    reached = F.when(F.size(foreign_tenants) > 0,
                      F.concat(F.lit("; reaches topics/groups of "), joined(F.col("reaches_tenants"))))
+    cluster_wide = F.when(F.col("resource_type") == CLUSTER, F.concat(
+        F.lit("; a cluster-level grant: DESCRIBE lists every ACL binding and SCRAM user of "), F.col("cluster"),
+        F.lit(", other tenants' included, ALTER changes them")))
     message = F.concat(F.col("principal"), F.lit(" (MM2 of flow "), F.col("p_flow"), F.lit(") is allowed "),
                        joined(F.col("operations")), F.lit(" on "), F.lower("pattern_type"), F.lit(" "),
                        kind_of(F.col("resource_type")), F.lit(" '"), F.col("resource_name"), F.lit("'"), where,
-                       F.coalesce(reaches, F.lit("")))
+                       F.coalesce(reached, F.lit("")), F.coalesce(cluster_wide, F.lit("")))
+    unknown = F.when(F.col("resource_type") == CLUSTER, F.concat(
+        F.lit("cluster-level "), joined(F.col("operations")), F.lit(" on "), F.col("cluster"),
+        F.lit(": every tenant's ACL bindings and SCRAM users")))
     evidence = F.struct(F.col("p_flow").alias("flow_id"), "source", "target", "pattern_type",
                         F.array_sort("operations").alias("operations"), F.array_sort("hosts").alias("hosts"),
                         F.array_sort(F.coalesce("reaches_tenants", F.array().cast("array<string>")))
                         .alias("reaches_tenants"))
     return to_findings(found, CHECK_ID, tenant="p_tenant", cluster="cluster", resource_type="resource_type",
-                       resource_name="resource_name", principal="principal", message=message, evidence=evidence)
+                       resource_name="resource_name", principal="principal", message=message, evidence=evidence,
+                       reach=reaches(F.col("p_tenant"), foreign_tenants, unknown))

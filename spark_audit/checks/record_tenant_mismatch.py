@@ -7,7 +7,9 @@ record in a topic owned by tenant A is reported when
 - A declares a marker and the record carries A's header (or a marker value) that
   is neither A's value nor any tenant's: data of unknown origin.
 Only record coordinates (partition, offset) and marker values go into the
-evidence, never keys or values. One finding per (topic, claimed tenant).
+evidence, never keys or values. One finding per (topic, claimed tenant). Reach
+(spark_audit.evidence): the topic's owner A, and so its principals, holds B's data
+(A reaches B); records of unknown origin state `reach_unknown` instead.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from spark_audit.evidence import reaches_one
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 from spark_audit.ownership import owners
@@ -55,4 +58,7 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     evidence = F.struct("owner", F.col("claimed").alias("marked_as"), F.array_sort("headers").alias("headers"),
                         F.array_sort("values").alias("marker_values"), "records", "samples")
     return to_findings(per_topic, CHECK_ID, tenant="owner", cluster="cluster", resource_type=F.lit("TOPIC"),
-                       resource_name="topic", principal=F.lit(""), message=message, evidence=evidence)
+                       resource_name="topic", principal=F.lit(""), message=message, evidence=evidence,
+                       reach=reaches_one(F.col("owner"), F.col("claimed"), unknown=F.when(
+                           F.col("claimed") == "", F.concat(F.lit("records marked "), F.array_join("values", ", "),
+                                                           F.lit(": no declared tenant's marker")))))

@@ -11,7 +11,8 @@ not scanned. Per hash, source count > target count is missing, target count >
 source count duplicated (records only on the target are counted in the
 evidence). A partition with no target records, or a cluster whose records are
 partial, gives no finding: that is lag or a collection gap, not evidence.
-One finding per (remote topic, partition).
+One finding per (remote topic, partition); a flow losing or duplicating its own
+tenant's records, not cross-tenant reach (NO_REACH).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from spark_audit.evidence import NO_REACH
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 
@@ -84,4 +86,5 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                         F.struct("from_ts", "to_ts").alias("window"), "missing", "duplicated", "not_on_source",
                         "missing_source_offsets", "duplicated_target_offsets")
     return to_findings(found, CHECK_ID, tenant="tenant", cluster="target", resource_type=F.lit("TOPIC"),
-                       resource_name="remote_topic", principal="principal", message=message, evidence=evidence)
+                       resource_name="remote_topic", principal="principal", message=message, evidence=evidence,
+                       reach=NO_REACH)

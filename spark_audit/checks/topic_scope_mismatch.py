@@ -8,7 +8,10 @@ under a foreign or no prefix), or when the replica's name is owned through a
 remote prefix but no declared `default` flow of that tenant from `<source>` to T
 has a topic regex matching `<name>` (a shadow MM2 or a widened flow). Replicas
 made by `identity` flows keep their names and cannot be told apart by name; they
-are not judged here. One finding per topic.
+are not judged here. One finding per topic. Reach (spark_audit.evidence): the
+tenant owning the replica's name holds the data's owner's records; data under no
+tenant's name states `reach_unknown`; an unproduced replica of the tenant's own
+data is no cross-tenant reach.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from spark_audit.evidence import reaches_one
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
 from spark_audit.ownership import is_platform_topic, owners
@@ -57,6 +61,11 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
                  F.lit("flow of "), F.col("replica_owner"), F.lit(" from "), F.col("source"), F.lit(" produces")))
     evidence = F.struct("source", F.col("name").alias("source_topic"), "data_owner", "replica_owner",
                         F.coalesce("produced", F.lit(False)).alias("produced_by_declared_flow"))
+    held = F.col("foreign") & F.col("replica_owner").isNotNull()
+    nobodys = F.when(F.col("foreign") & F.col("replica_owner").isNull(), F.concat(
+        F.col("data_owner"), F.lit("'s data under no tenant's name: who can read it is up to the ACLs on "),
+        F.col("cluster")))
     return to_findings(found, CHECK_ID, tenant=F.coalesce("data_owner", "replica_owner"), cluster="cluster",
                        resource_type=F.lit("TOPIC"), resource_name="topic", principal=F.lit(""), message=message,
-                       evidence=evidence)
+                       evidence=evidence,
+                       reach=reaches_one(F.col("replica_owner"), F.when(held, F.col("data_owner")), nobodys))

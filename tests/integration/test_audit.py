@@ -3,7 +3,9 @@ each check's leak, planted on the real clusters, gives exactly the expected find
 leaks removes the findings; an unreachable cluster is exit 3 and a PARTIAL report.
 
 Three audits share one deployment (tenants aud-a, aud-b with flows, aud-c without): clean, with
-every leak planted at once, and with the leaks removed. Tenants are this module's own.
+every leak planted at once, and with the leaks removed. Tenants are this module's own. The
+report's tenant x tenant access matrix (audit.json `access_matrix`) must show exactly the
+cross-tenant reach of the planted leaks.
 """
 
 from __future__ import annotations
@@ -26,11 +28,16 @@ from governance.kafka.admin import (
 )
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
+from governance.model.names import flow_id, mm2_internal_prefix, mm2_principal
+from governance.secrets.names import scram_secret
 from governance.secrets.store import DirSecretStore
 from governance.secrets.values import random_password
 from tests.conftest import run_cli
 
 MARKERS = {"aud-a": "lob-a", "aud-b": "lob-b", "aud-c": "lob-c"}
+FLOWS = {tenant: flow_id(tenant, "source", "target") for tenant in ("aud-a", "aud-b")}  # the model's names
+MM2_A = mm2_principal(FLOWS["aud-a"])
+INTERNAL_A = mm2_internal_prefix(FLOWS["aud-a"])  # aud-a's MM2 Connect topics on the target
 TENANT_C = """\
 name: aud-c
 owners: ["aud-c@example.com"]
@@ -45,10 +52,9 @@ LEAK_ACLS = {
     "source": [AclBinding("User:aud-b-app", "TOPIC", "aud-a.", "PREFIXED", "READ"),  # ACL_CROSS_TENANT
                AclBinding("User:aud-c-app", "TOPIC", "*", "LITERAL", "READ"),  # ACL_WILDCARD
                AclBinding("User:aud-a-app", "TOPIC", "aud-", "PREFIXED", "DESCRIBE"),  # ACL_PREFIX_OVERLAP
-               AclBinding("User:mm2-aud-a-source-to-target", "TOPIC", "aud-b.", "PREFIXED", "READ"),  # MM2 overreach
+               AclBinding(MM2_A, "TOPIC", "aud-b.", "PREFIXED", "READ"),  # MM2_PRINCIPAL_OVERREACH
                AclBinding("User:ghost", "TOPIC", "ghost.", "PREFIXED", "READ")],  # ACL_STALE
-    "target": [AclBinding("User:aud-b-app", "TOPIC", "mm2gov.aud-a-source-to-target.", "PREFIXED",
-                          "READ")],  # INTERNAL_TOPIC_EXPOSED
+    "target": [AclBinding("User:aud-b-app", "TOPIC", INTERNAL_A, "PREFIXED", "READ")],  # INTERNAL_TOPIC_EXPOSED
 }
 
 
@@ -86,10 +92,10 @@ def deployment(stack, tmp_path_factory):
                 [Record(f"{tenant}-{i}".encode(), b"v", [("lob", MARKERS[tenant].encode())]) for i in range(5)]
                 + [Record(f"{tenant}-unmarked".encode(), b"v", [])])  # no marker header: normal, not a finding
     for tenant in ("aud-a", "aud-b"):  # replicate with each tenant's own MM2, then stop it
-        flow = f"{tenant}-source-to-target"
+        flow = FLOWS[tenant]
         stack.start_mirrormaker(flow, root / "gen" / "mm2" / f"{flow}.properties")
         try:
-            password = DirSecretStore(store).get(f"scram-target-{tenant}-app", "password")
+            password = DirSecretStore(store).get(scram_secret("target", f"User:{tenant}-app"), "password")
             done = read(target.client_config(f"{tenant}-app", password), f"source.{tenant}.orders", 6, timeout=120,
                         group=f"{tenant}-audit-check")
             assert done.error is None and len(done.records) == 6
@@ -110,6 +116,8 @@ def test_a_clean_deployment_has_no_finding_above_info(clean):
     assert above == []
     assert document["run"]["records_scanned"] >= 20
     assert document["summary"]["status"] == "clean"
+    assert document["access_matrix"]["total"] == 0 and document["access_matrix"]["tenants"] == ["aud-a", "aud-b",
+                                                                                                 "aud-c"]
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +168,7 @@ EXPECTED = [  # check, tenant, cluster, resource name, principal
     ("ACL_CROSS_TENANT", "aud-b", "source", "aud-a.orders", "User:aud-b-app"),
     ("ACL_WILDCARD", "aud-c", "source", "*", "User:aud-c-app"),
     ("ACL_PREFIX_OVERLAP", "aud-a", "source", "aud-", "User:aud-a-app"),
-    ("MM2_PRINCIPAL_OVERREACH", "aud-a", "source", None, "User:mm2-aud-a-source-to-target"),
+    ("MM2_PRINCIPAL_OVERREACH", "aud-a", "source", None, MM2_A),
     ("INTERNAL_TOPIC_EXPOSED", "aud-b", "target", None, "User:aud-b-app"),
     ("TOPIC_UNOWNED", None, "target", "orphan.topic", None),
     ("TOPIC_SCOPE_MISMATCH", None, "target", "source.aud-c.stolen", None),
@@ -185,6 +193,51 @@ def test_each_planted_leak_is_found_and_gone_once_removed(leaky, check, tenant, 
         return  # records cannot be taken back from a Kafka log; their checks have unit tests for the clean side
     assert removed_done.returncode == 0, removed_done.stdout + removed_done.stderr[-2000:]
     assert not [f for f in removed["findings"] if f["check_id"] == check and f["severity"] != "info"]
+
+
+def planted_reach(internal_topics: int) -> dict[tuple[str, str], dict[str, int]]:
+    """The cross-tenant reach of LEAK_ACLS and the other planted leaks, cell by cell:
+    (accessor row, owner column) -> {check: findings}. `internal_topics`: how many topics aud-a's MM2
+    has under INTERNAL_A on the target (its Connect configs, offsets and status)."""
+    return {
+        ("aud-b", "aud-a"): {
+            "ACL_CROSS_TENANT": 1 + internal_topics,  # READ 'aud-a.' -> aud-a.orders; READ INTERNAL_A -> each topic
+            "ACL_PREFIX_OVERLAP": 2,  # the patterns 'aud-a.' (source) and INTERNAL_A (target) are aud-a's names
+            "INTERNAL_TOPIC_EXPOSED": internal_topics,
+        },
+        ("aud-a", "aud-b"): {
+            "ACL_CROSS_TENANT": 2,  # aud-a-app DESCRIBE via 'aud-', aud-a's MM2 READ via 'aud-b.': aud-b.orders
+            "ACL_PREFIX_OVERLAP": 2,  # 'aud-' covers aud-b.; 'aud-b.' is aud-b's name
+            "MM2_PRINCIPAL_OVERREACH": 1,  # aud-a's MM2 READ 'aud-b.'
+            "GROUP_CROSS_TENANT": 1,  # aud-a-sneaky committed on aud-b.orders
+            "RECORD_TENANT_MISMATCH": 1,  # aud-a.orders holds a record marked lob-b (aud-b's)
+        },
+        ("aud-a", "aud-c"): {"ACL_PREFIX_OVERLAP": 1},  # 'aud-' covers aud-c.
+        ("aud-c", "aud-a"): {"ACL_CROSS_TENANT": 1},  # READ on LITERAL '*': aud-a.orders
+        ("aud-c", "aud-b"): {"ACL_CROSS_TENANT": 1},  # and aud-b.orders
+    }
+
+
+def test_the_access_matrix_shows_the_planted_cross_tenant_reach(stack, deployment, leaky):
+    (_, document), _ = leaky
+    topics = admin_client(stack.kafka["target"].admin_config()).list_topics(timeout=30).topics
+    internal = sum(1 for topic in topics if topic.startswith(INTERNAL_A))
+    assert internal >= 3  # configs, offsets, status
+    expected = planted_reach(internal)
+    m = document["access_matrix"]
+    assert m["tenants"] == ["aud-a", "aud-b", "aud-c"]
+    found = {(a, b): checks for a, row in m["checks"].items() for b, checks in row.items()}
+    assert found == expected, json.dumps(m["checks"], indent=1)
+    counts = {(a, b): n for a, row in m["counts"].items() for b, n in row.items() if n}
+    assert counts == {cell: sum(checks.values()) for cell, checks in expected.items()}
+    assert m["counts"]["aud-a"]["aud-b"] == 7 and m["counts"]["aud-b"]["aud-a"] == 3 + 2 * internal
+    assert m["counts"]["aud-a"]["aud-a"] == 0 and m["counts"]["aud-b"]["aud-c"] == 0
+    # reach no tenant pair describes is counted aside: a '*' binding, aud-c's data under no tenant's name
+    assert {"ACL_WILDCARD", "TOPIC_SCOPE_MISMATCH"} <= set(m["unattributed"])
+    page = (deployment["root"] / "leaky" / "report.html").read_text()
+    assert "No finding shows one tenant reaching another" not in page
+    assert 'title="aud-a → aud-b: 7 findings (ACL_CROSS_TENANT 2, ACL_PREFIX_OVERLAP 2, GROUP_CROSS_TENANT 1, ' \
+           'MM2_PRINCIPAL_OVERREACH 1, RECORD_TENANT_MISMATCH 1)"' in page
 
 
 def test_an_unreachable_cluster_is_exit_3_and_a_partial_report(deployment, tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from spark_audit.catalog import catalog
+from spark_audit.evidence import reach_evidence
 from spark_audit.report import AuditRun, history_row, write_reports
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -38,25 +39,25 @@ def realistic_findings() -> list[dict[str, object]]:
     return [
         _f("ACL_CROSS_TENANT", "marketing", "cloud", "TOPIC", "onprem.payments.orders", "User:marketing-app",
            "User:marketing-app can READ payments' topic onprem.payments.orders on cloud without a grant",
-           owner_tenant="payments", operations=["READ", "DESCRIBE"], binding=binding),
+           **reach_evidence("marketing", "payments"), operations=["READ", "DESCRIBE"], binding=binding),
         _f("ACL_CROSS_TENANT", "marketing", "onprem", "TOPIC", "payments.refunds", "User:marketing-app",
            "User:marketing-app can READ payments' topic payments.refunds on onprem without a grant",
-           owner_tenant="payments", operations=["READ"], binding=binding),
+           **reach_evidence("marketing", "payments"), operations=["READ"], binding=binding),
         _f("ACL_CROSS_TENANT", "risk", "cloud", "TOPIC", "onprem.logistics.shipments", "User:risk-scoring",
            "User:risk-scoring can WRITE logistics' topic onprem.logistics.shipments on cloud",
-           owner_tenant="logistics", operations=["WRITE", "DESCRIBE"],
+           **reach_evidence("risk", "logistics"), operations=["WRITE", "DESCRIBE"],
            binding={**binding, "principal": "User:risk-scoring", "resource_name": "onprem.",
                     "operation": "WRITE"}),
         _f("ACL_CROSS_TENANT", "logistics", "onprem", "GROUP", "payments-settlement", "User:logistics-app",
            "User:logistics-app can READ payments' consumer group payments-settlement on onprem",
-           owner_tenant="payments", operations=["READ"], note=HOSTILE),
+           **reach_evidence("logistics", "payments"), operations=["READ"], note=HOSTILE),
         _f("GROUP_CROSS_TENANT", "marketing", "cloud", "GROUP", "marketing-campaigns", "",
            "group marketing-campaigns has committed offsets on payments' topic onprem.payments.orders",
-           owner_tenant="payments", topic="onprem.payments.orders",
+           **reach_evidence("marketing", "payments"), topic="onprem.payments.orders",
            partitions={"0": 18231, "1": 17990, "2": 18502}, lag=12),
         _f("ACL_PREFIX_OVERLAP", "risk", "onprem", "TOPIC", "pay", "User:risk-reporting",
            "PREFIXED binding 'pay' of risk covers payments' names payments. and payroll.",
-           owner_tenant="payments", prefix="pay", covers=["payments.", "payroll."]),
+           **reach_evidence("risk", "payments"), prefix="pay", covers=["payments.", "payroll."]),
         _f("ACL_WILDCARD", "", "cloud", "TOPIC", "*", "User:*",
            "ALLOW READ for User:* on every topic of cloud", binding={**binding, "principal": "User:*",
                                                                      "resource_name": "*",
@@ -64,13 +65,13 @@ def realistic_findings() -> list[dict[str, object]]:
         _f("MM2_PRINCIPAL_OVERREACH", "payments", "cloud", "TOPIC", "onprem.marketing.leads",
            "User:mm2-payments-onprem-cloud",
            "MM2 principal of flow payments-onprem-cloud can WRITE marketing's remote topic onprem.marketing.leads",
-           owner_tenant="marketing", flow="payments-onprem-cloud", operations=["WRITE", "CREATE"]),
+           **reach_evidence("payments", "marketing"), flow="payments-onprem-cloud", operations=["WRITE", "CREATE"]),
         _f("INTERNAL_TOPIC_EXPOSED", "marketing", "cloud", "TOPIC", "mm2-offset-syncs.onprem.internal",
            "User:marketing-app", "User:marketing-app can READ MM2 internal topic mm2-offset-syncs.onprem.internal",
            kind="offset-syncs", shared_by_flows=["payments-onprem-cloud", "marketing-onprem-cloud"]),
         _f("RECORD_TENANT_MISMATCH", "logistics", "onprem", "TOPIC", "logistics.events", "",
            "12 of 500 sampled records in logistics.events are marked lob=payments",
-           owner_tenant="payments", header="lob", value="payments", sampled=500, mismatched=12,
+           **reach_evidence("logistics", "payments"), header="lob", value="payments", sampled=500, mismatched=12,
            offsets={"0": [1201, 1207, 1311], "3": [88, 91]}),
         _f("ACL_STALE", "", "onprem", "USER", "mm2", "User:mm2",
            "SCRAM user mm2 and 4 ALLOW bindings belong to no tenant or flow", bindings=4,
@@ -183,7 +184,8 @@ def test_report_renders_in_headless_chromium(tmp_path: Path, artifacts: Path, na
 def test_report_with_one_run_and_many_tenants_renders(tmp_path: Path, artifacts: Path) -> None:
     tenants = [f"lob-{i:02d}" for i in range(14)]
     findings = [{**f, "tenant": tenants[i % 14],
-                 "evidence": {**f["evidence"], "owner_tenant": tenants[(i * 5 + 3) % 14]}}  # type: ignore[dict-item]
+                 "evidence": {**f["evidence"],  # type: ignore[dict-item]
+                              **reach_evidence(tenants[i % 14], tenants[(i * 5 + 3) % 14])}}
                 for i, f in enumerate(realistic_findings() * 3)]
     run = make_run(tenants=tenants, findings=findings)
     html_path = write_reports(run, [], tmp_path, {"html"})["html"]

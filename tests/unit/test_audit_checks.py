@@ -19,17 +19,24 @@ from typing import Any
 import pytest
 
 from governance.config import load_inventory
+from governance.model.names import flow_id, mm2_internal_prefix, mm2_principal
 from spark_audit.catalog import SEVERITIES, meta
-from spark_audit.checks import CHECKS
+from spark_audit.checks import CHECKS, REACH_CHECKS
+from spark_audit.evidence import REACH, REACH_UNKNOWN, reach_of
 from spark_audit.findings import COLUMNS
 from spark_audit.model import acl_row, snapshot_frames, tenancy_frames
 from spark_audit.ownership import owners
+from spark_audit.report import AuditRun, access_matrix
 from spark_audit.run import run_checks
 from spark_audit.tenancy import build_tenancy
 from tests.conftest import REPO_ROOT, run_cli
 
 ACME = REPO_ROOT / "examples" / "acme"
 CLUSTERS = ("onprem", "cloud", "onprem-dr")
+# Derived names of the flows to onprem-dr (the model encodes the '-' of a cluster alias)
+PAYMENTS_DR_INTERNAL = mm2_internal_prefix(flow_id("payments", "onprem", "onprem-dr"))
+RISK_DR_INTERNAL = mm2_internal_prefix(flow_id("risk", "onprem", "onprem-dr"))
+RISK_DR_MM2 = mm2_principal(flow_id("risk", "onprem", "onprem-dr"))
 
 TOPICS = {
     "onprem": ["payments.orders", "payments.refunds", "payments.public.prices", "marketing.campaigns",
@@ -41,7 +48,7 @@ TOPICS = {
               "mm2gov.payments-onprem-to-cloud.status", "mm2gov.marketing-onprem-to-cloud.configs",
               "mm2gov.logistics-onprem-to-cloud.configs", "__consumer_offsets", "mm2gov.ownership"],
     "onprem-dr": ["onprem.payments.orders", "onprem.payments.public.prices", "onprem.risk.exposures",
-                  "mm2gov.payments-onprem-to-onprem-dr.configs", "mm2gov.risk-onprem-to-onprem-dr.configs",
+                  f"{PAYMENTS_DR_INTERNAL}configs", f"{RISK_DR_INTERNAL}configs",
                   "__consumer_offsets"],
 }
 GROUP_OFFSETS = [
@@ -123,6 +130,11 @@ def keys(found: list[dict[str, Any]]) -> set[tuple[str, str, str, str]]:
 
 def by_resource(found: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(f["resource_name"], f["principal"]): f for f in found}
+
+
+def reach(found: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
+    """(cluster, resource, principal) -> the (accessor, owner) pairs its evidence states."""
+    return {(f["cluster"], f["resource_name"], f["principal"]): reach_of(f["evidence"]) for f in found}
 
 
 # Per check: rows added to the clean snapshot, rows taken out of it, and the partial flags.
@@ -215,6 +227,18 @@ def test_acl_cross_tenant(results):
     assert got[("onprem", "marketing-bi", "User:payments-app")]["evidence"]["operations"] == [
         "DELETE", "DESCRIBE", "READ"]
     assert got[("onprem-dr", "onprem.payments.orders", "User:*")]["evidence"]["accessor_tenant"] == "*"
+    assert reach(found) == {
+        ("cloud", "onprem.payments.orders", "User:marketing-app"): [("marketing", "payments")],
+        ("onprem-dr", "onprem.payments.orders", "User:marketing-app"): [("marketing", "payments")],
+        ("onprem", "payments.public.prices", "User:marketing-app"): [("marketing", "payments")],
+        ("onprem", "hr.staff", "User:logistics-app"): [("logistics", "hr")],
+        ("onprem-dr", "onprem.risk.exposures", "User:logistics-app"): [("logistics", "risk")],
+        ("onprem", "logistics.shipments", "User:risk-engine"): [("risk", "logistics")],
+        ("onprem-dr", "onprem.payments.orders", "User:*"): [("*", "payments")],  # every principal
+        ("onprem", "marketing-bi", "User:payments-app"): [("payments", "marketing")],
+        ("onprem", "payments.orders", "User:mm2-marketing-onprem-to-cloud"): [("marketing", "payments")],
+    }
+    assert not any(REACH_UNKNOWN in f["evidence"] for f in found)
 
 
 LEAKS["ACL_WILDCARD"] = {"acls": [
@@ -230,6 +254,10 @@ def test_acl_wildcard(results):
     found = results["ACL_WILDCARD"]
     assert keys(found) == {("", "onprem", "kafka-cluster", "User:*"), ("payments", "cloud", "*", "User:payments-app")}
     assert {f["severity"] for f in found} == {"critical"}
+    # whose data: every tenant's, today's and future: said explicitly, no tenant pair (ACL_CROSS_TENANT has those)
+    assert all(f["evidence"][REACH] == [] and f["evidence"][REACH_UNKNOWN] for f in found)
+    assert by_resource(found)[("*", "User:payments-app")]["evidence"][REACH_UNKNOWN].startswith(
+        "every group of cloud")
 
 
 LEAKS["ACL_PREFIX_OVERLAP"] = {"acls": [
@@ -258,33 +286,66 @@ def test_acl_prefix_overlap(results):
         {"tenant": "payments", "prefix": "mm2gov.payments-onprem-to-cloud."}]
     assert got[("payments.secret.", "User:marketing-app")]["evidence"]["covers"] == [
         {"tenant": "payments", "prefix": "payments."}]
+    assert reach(found) == {
+        ("onprem", "ri", "User:hr-app"): [("hr", "risk")],
+        ("cloud", "onprem.", "User:payments-app"): [("payments", "marketing")],
+        ("onprem", "payments.secret.", "User:marketing-app"): [("marketing", "payments")],
+        ("cloud", "mm2gov.", "User:mm2-logistics-onprem-to-cloud"): [("logistics", "marketing"),
+                                                                     ("logistics", "payments")],
+        ("onprem", "payments", "User:risk-engine"): [("risk", "payments")],
+    }
 
 
 LEAKS["MM2_PRINCIPAL_OVERREACH"] = {"acls": [
     allow("onprem", "User:mm2-marketing-onprem-to-cloud", "READ", "TOPIC", "payments."),  # another tenant
     allow("onprem-dr", "User:mm2-marketing-onprem-to-cloud", "DESCRIBE", "CLUSTER", "kafka-cluster", "LITERAL"),
     allow("cloud", "User:mm2-payments-onprem-to-cloud", "READ", "TOPIC", "onprem.payments."),  # not needed
-    allow("onprem", "User:mm2-risk-onprem-to-onprem-dr", "ALL", "TOPIC", "risk."),
-    allow("onprem", "User:mm2-risk-onprem-to-onprem-dr", "READ", "TOPIC", "risk.exposures", "LITERAL"),  # in scope
+    allow("onprem", RISK_DR_MM2, "ALL", "TOPIC", "risk."),
+    allow("onprem", RISK_DR_MM2, "READ", "TOPIC", "risk.exposures", "LITERAL"),  # in scope
+    # cluster-level grants on the flow's own clusters: DESCRIBE lists every tenant's ACLs and SCRAM users
+    allow("cloud", "User:mm2-payments-onprem-to-cloud", "ALTER", "CLUSTER", "kafka-cluster", "LITERAL"),
+    allow("onprem", RISK_DR_MM2, "DESCRIBE", "CLUSTER", "kafka-cluster", "LITERAL"),
 ]}
 
 
 def test_mm2_principal_overreach(results):
     found = results["MM2_PRINCIPAL_OVERREACH"]
-    assert keys(found) == {
+    # What `mm2gov generate` itself grants is in PASSED, which test_acme_as_generated_has_no_findings
+    # requires to be empty (compile/acls.py no longer grants MM2 `CLUSTER kafka-cluster DESCRIBE`).
+    generated = keys([f for f in results["PASSED"] if f["check_id"] == "MM2_PRINCIPAL_OVERREACH"])
+    assert keys(found) == generated | {
         ("marketing", "onprem", "payments.", "User:mm2-marketing-onprem-to-cloud"),
         ("marketing", "onprem-dr", "kafka-cluster", "User:mm2-marketing-onprem-to-cloud"),
         ("payments", "cloud", "onprem.payments.", "User:mm2-payments-onprem-to-cloud"),
-        ("risk", "onprem", "risk.", "User:mm2-risk-onprem-to-onprem-dr"),
+        ("risk", "onprem", "risk.", RISK_DR_MM2),
+        ("payments", "cloud", "kafka-cluster", "User:mm2-payments-onprem-to-cloud"),
+        ("risk", "onprem", "kafka-cluster", RISK_DR_MM2),
     }
-    got = by_resource(found)
-    foreign = got[("payments.", "User:mm2-marketing-onprem-to-cloud")]
+    assert {f["severity"] for f in found} == {"high"}
+    got = {(f["cluster"], f["resource_name"], f["principal"]): f for f in found}
+    foreign = got[("onprem", "payments.", "User:mm2-marketing-onprem-to-cloud")]
     assert foreign["evidence"]["reaches_tenants"] == ["payments"]
     assert foreign["evidence"]["operations"] == ["DESCRIBE", "READ"]
-    third = got[("kafka-cluster", "User:mm2-marketing-onprem-to-cloud")]
+    assert reach_of(foreign["evidence"]) == [("marketing", "payments")]
+    third = got[("onprem-dr", "kafka-cluster", "User:mm2-marketing-onprem-to-cloud")]
     assert "neither its source nor its target" in third["message"]
-    assert got[("risk.", "User:mm2-risk-onprem-to-onprem-dr")]["evidence"]["operations"] == [
-        "ALTER", "ALTER_CONFIGS", "CREATE", "DELETE", "WRITE"]
+    own = got[("onprem", "risk.", RISK_DR_MM2)]
+    assert own["evidence"]["operations"] == ["ALTER", "ALTER_CONFIGS", "CREATE", "DELETE", "WRITE"]
+    assert own["evidence"][REACH] == [] and REACH_UNKNOWN not in own["evidence"]  # its own tenant's topics
+
+    alter = got[("cloud", "kafka-cluster", "User:mm2-payments-onprem-to-cloud")]
+    assert alter["resource_type"] == "CLUSTER" and alter["evidence"]["operations"] == ["ALTER", "DESCRIBE"]
+    assert alter["message"] == (
+        "User:mm2-payments-onprem-to-cloud (MM2 of flow payments-onprem-to-cloud) is allowed ALTER, DESCRIBE on "
+        "literal cluster 'kafka-cluster' on cloud outside its flow's scope; a cluster-level grant: DESCRIBE lists "
+        "every ACL binding and SCRAM user of cloud, other tenants' included, ALTER changes them")
+    assert alter["evidence"][REACH] == []  # whose: every tenant's, said explicitly
+    assert alter["evidence"][REACH_UNKNOWN] == (
+        "cluster-level ALTER, DESCRIBE on cloud: every tenant's ACL bindings and SCRAM users")
+    assert "CLUSTER" in alter["remediation"] and "must be removed" in alter["remediation"]
+    describe = got[("onprem", "kafka-cluster", RISK_DR_MM2)]  # on its own source
+    assert describe["evidence"]["operations"] == ["DESCRIBE"] and describe["evidence"]["pattern_type"] == "LITERAL"
+    assert "outside its flow's scope; a cluster-level grant" in describe["message"]
 
 
 LEAKS["INTERNAL_TOPIC_EXPOSED"] = {
@@ -312,6 +373,14 @@ def test_internal_topic_exposed(results):
     }
     shared = by_resource(found)[("mm2-offset-syncs.cloud.internal", "")]
     assert shared["evidence"]["kind"] == "shared" and shared["evidence"]["tenants"] == ["marketing", "payments"]
+    assert reach(found) == {
+        ("cloud", "mm2gov.payments-onprem-to-cloud.configs", "User:marketing-app"): [("marketing", "payments")],
+        ("cloud", "mm2gov.payments-onprem-to-cloud.offsets", "User:marketing-app"): [("marketing", "payments")],
+        ("cloud", "mm2gov.payments-onprem-to-cloud.status", "User:marketing-app"): [("marketing", "payments")],
+        ("cloud", "heartbeats", "User:legacy-mm2"): [],  # no flow owns it: said in reach_unknown
+        ("cloud", "mm2-offset-syncs.cloud.internal", ""): [("marketing", "payments"), ("payments", "marketing")],
+    }
+    assert "no flow owns" in by_resource(found)[("heartbeats", "User:legacy-mm2")]["evidence"][REACH_UNKNOWN]
 
 
 LEAKS["ACL_STALE"] = {
@@ -365,6 +434,9 @@ def test_topic_scope_mismatch(results):
                            ("marketing", "onprem-dr", "onprem.marketing.campaigns", "")}
     secret = by_resource(found)[("onprem.payments.secret", "")]
     assert secret["evidence"]["produced_by_declared_flow"] is False and "no declared flow" in secret["message"]
+    assert secret["evidence"][REACH] == [] and REACH_UNKNOWN not in secret["evidence"]  # payments' own data
+    nobodys = by_resource(found)[("onprem.hr.staff", "")]["evidence"]
+    assert nobodys[REACH] == [] and nobodys[REACH_UNKNOWN].startswith("hr's data under no tenant's name")
 
 
 LEAKS["GROUP_CROSS_TENANT"] = {"group_offsets": [
@@ -381,6 +453,8 @@ def test_group_cross_tenant(results):
     bi = by_resource(found)[("marketing-bi", "")]
     assert bi["evidence"]["topic"] == "payments.orders" and bi["evidence"]["topic_owner"] == "payments"
     assert bi["evidence"]["offsets"] == [{"partition": 0, "offset": 42}, {"partition": 1, "offset": 40}]
+    assert reach(found) == {("onprem", "marketing-bi", ""): [("marketing", "payments")],
+                            ("cloud", "risk-analytics", ""): [("risk", "payments")]}
 
 
 LEAKS["RECORD_TENANT_MISMATCH"] = {"records": [
@@ -400,6 +474,10 @@ def test_record_tenant_mismatch(results):
     assert got["payments.orders"]["samples"] == [{"partition": 1, "offset": 100}, {"partition": 2, "offset": 7}]
     assert got["marketing.campaigns"]["marked_as"] == "" and got["marketing.campaigns"]["marker_values"] == ["finance"]
     assert got["hr.staff"]["marked_as"] == "risk"
+    # payments' topic holds marketing's records: payments (its principals) reach marketing's data
+    assert reach(found) == {("onprem", "payments.orders", ""): [("payments", "marketing")],
+                            ("onprem", "marketing.campaigns", ""): [], ("onprem", "hr.staff", ""): [("hr", "risk")]}
+    assert got["marketing.campaigns"][REACH_UNKNOWN] == "records marked finance: no declared tenant's marker"
     assert not any("x1" in json.dumps(f) for f in found)  # record identities and values stay out
 
 
@@ -424,6 +502,59 @@ def test_replication_gap(results):
     assert gap["evidence"]["duplicated_target_offsets"] == [13, 15]
     assert gap["evidence"]["window"] == {"from_ts": 1000, "to_ts": 1004}
     assert results["REPLICATION_GAP:partial"] == []  # the target's records were not all collected
+
+
+def test_every_check_states_its_reach_through_the_evidence_contract(results):
+    """REACH_CHECKS write `reach` on every finding (well-formed pairs), the others neither key."""
+    assert set(REACH_CHECKS) <= set(CHECKS)
+    for name, found in results.items():
+        for f in found:
+            evidence = f["evidence"]
+            if f["check_id"] in REACH_CHECKS:
+                assert isinstance(evidence[REACH], list), (name, f)
+                assert len(reach_of(evidence)) == len(evidence[REACH]), (name, f)  # distinct, well-formed
+                assert [tuple(p.values()) for p in evidence[REACH]] == reach_of(evidence)  # sorted
+            else:
+                assert REACH not in evidence and REACH_UNKNOWN not in evidence, (name, f)
+
+
+# The cross-tenant reach of every planted leak above, as the report's matrix must count it:
+# (accessor row, owner column) -> {check: findings}.
+PLANTED_CELLS = {
+    ("marketing", "payments"): {"ACL_CROSS_TENANT": 4, "ACL_PREFIX_OVERLAP": 1, "MM2_PRINCIPAL_OVERREACH": 1,
+                                "INTERNAL_TOPIC_EXPOSED": 4, "GROUP_CROSS_TENANT": 1},
+    ("payments", "marketing"): {"ACL_CROSS_TENANT": 1, "ACL_PREFIX_OVERLAP": 1, "INTERNAL_TOPIC_EXPOSED": 1,
+                                "RECORD_TENANT_MISMATCH": 1},
+    ("logistics", "hr"): {"ACL_CROSS_TENANT": 1},
+    ("logistics", "risk"): {"ACL_CROSS_TENANT": 1},
+    ("logistics", "marketing"): {"ACL_PREFIX_OVERLAP": 1},
+    ("logistics", "payments"): {"ACL_PREFIX_OVERLAP": 1},
+    ("risk", "logistics"): {"ACL_CROSS_TENANT": 1},
+    ("risk", "payments"): {"ACL_PREFIX_OVERLAP": 1, "GROUP_CROSS_TENANT": 1},
+    ("hr", "risk"): {"ACL_PREFIX_OVERLAP": 1, "RECORD_TENANT_MISMATCH": 1},
+    ("*", "payments"): {"ACL_CROSS_TENANT": 1},  # User:*
+}
+
+
+def test_the_report_matrix_counts_what_the_detectors_find(results):
+    """The seam the matrix depends on: detector output straight into report.access_matrix."""
+    tenants = sorted(load_inventory(ACME).tenants)
+    planted = [f for name, found in results.items() if name != "PASSED" and ":" not in name for f in found]
+    m = access_matrix(AuditRun(run_id="r", started="", repo="acme", clusters=list(CLUSTERS), tenants=tenants,
+                               findings=planted))
+    assert m["tenants"] == [*tenants, "*"]
+    cells = {(a, b): n for a, row in m["counts"].items() for b, n in row.items() if n}
+    assert cells == {cell: sum(checks.values()) for cell, checks in PLANTED_CELLS.items()}
+    assert m["counts"]["marketing"]["payments"] == 11  # marketing reaches payments: row marketing, column payments
+    assert {(a, b): checks for a, row in m["checks"].items() for b, checks in row.items()} == PLANTED_CELLS
+    assert m["total"] == 25 and m["max"] == 11
+    # reach that names no tenant pair is counted aside, never in a cell
+    assert set(m["unattributed"]) == {"ACL_WILDCARD", "INTERNAL_TOPIC_EXPOSED", "MM2_PRINCIPAL_OVERREACH",
+                                      "RECORD_TENANT_MISMATCH", "TOPIC_SCOPE_MISMATCH"}
+    assert m["unattributed"]["ACL_WILDCARD"] == 2 and m["unattributed"]["TOPIC_SCOPE_MISMATCH"] == 2
+    clean = access_matrix(AuditRun(run_id="c", started="", repo="acme", clusters=list(CLUSTERS), tenants=tenants,
+                                   findings=results["PASSED"]))
+    assert clean["total"] == 0 and clean["tenants"] == tenants
 
 
 def test_findings_have_the_contract_shape(results):

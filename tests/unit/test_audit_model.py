@@ -9,6 +9,7 @@ import yaml
 
 from governance.compile.acls import MM2_SOURCE_TOPIC_OPS, MM2_TARGET_REMOTE_OPS
 from governance.config import load_inventory
+from governance.model.names import flow_id, mm2_principal
 from spark_audit.catalog import KEYS, SEVERITIES, catalog, catalog_dir, load_meta
 from spark_audit.checks import CHECKS
 from spark_audit.findings import COLUMNS
@@ -17,6 +18,8 @@ from spark_audit.tenancy import FlowRow, GrantRow, MarkerRow, PrincipalRow, Tena
 from tests.conftest import REPO_ROOT
 
 ACME = REPO_ROOT / "examples" / "acme"
+RISK_DR = flow_id("risk", "onprem", "onprem-dr")  # the model's names, e.g. '-' of onprem-dr encoded
+PAYMENTS_DR = flow_id("payments", "onprem", "onprem-dr")
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +40,7 @@ def test_prefixes_own_remote_and_internal(acme):
     assert TenantPrefix("payments", "group", "payments-", None, "own", None) in payments
     assert TenantPrefix("payments", "topic", "onprem.payments.", "cloud", "remote",
                         "payments-onprem-to-cloud") in payments
-    assert TenantPrefix("payments", "topic", "onprem.payments.", "onprem-dr", "remote",
-                        "payments-onprem-to-onprem-dr") in payments
+    assert TenantPrefix("payments", "topic", "onprem.payments.", "onprem-dr", "remote", PAYMENTS_DR) in payments
     for kind in ("topic", "group"):
         assert TenantPrefix("payments", kind, "mm2gov.payments-onprem-to-cloud.", "cloud", "internal",
                             "payments-onprem-to-cloud") in payments
@@ -49,8 +51,7 @@ def test_prefixes_own_remote_and_internal(acme):
 
 def test_principals_flows_markers(acme):
     assert PrincipalRow("payments", "User:payments-analytics", "tenant", None, ("read",)) in acme["principals"]
-    assert PrincipalRow("risk", "User:mm2-risk-onprem-to-onprem-dr", "mm2", "risk-onprem-to-onprem-dr",
-                        ()) in acme["principals"]
+    assert PrincipalRow("risk", mm2_principal(RISK_DR), "mm2", RISK_DR, ()) in acme["principals"]
     assert FlowRow("logistics", "logistics-onprem-to-cloud", "onprem", "cloud", "identity",
                    ("logistics\\.shipments",), ("logistics-.*",)) in acme["flows"]
     assert acme["markers"] == [MarkerRow("marketing", "lob", "marketing"), MarkerRow("payments", "lob", "payments"),
@@ -71,7 +72,7 @@ def test_mm2_scopes_follow_compile(acme):
     principal = "User:mm2-payments-onprem-to-cloud"
     assert scopes[(principal, "onprem", "TOPIC", "payments.")] == tuple(sorted(MM2_SOURCE_TOPIC_OPS))
     assert scopes[(principal, "cloud", "TOPIC", "onprem.payments.")] == tuple(sorted(MM2_TARGET_REMOTE_OPS))
-    assert scopes[(principal, "cloud", "CLUSTER", "kafka-cluster")] == ("DESCRIBE",)
+    assert not any(resource_type == "CLUSTER" for _, _, resource_type, _ in scopes)  # never on the cluster
     assert not any(cluster == "onprem-dr" for p, cluster, *_ in scopes if p == principal)
 
 

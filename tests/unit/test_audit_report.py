@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from spark_audit.catalog import catalog
+from spark_audit.evidence import REACH, REACH_UNKNOWN, reach_evidence, reach_of
 from spark_audit.report import (
     AuditRun,
     access_matrix,
@@ -48,11 +49,11 @@ def make_run(findings: list[dict] | None = None, **overrides: Any) -> AuditRun:
 def sample_findings() -> list[dict]:
     return [
         finding("ACL_CROSS_TENANT", "marketing", resource_name="payments.orders", principal="User:marketing-app",
-                owner_tenant="payments", operations=["READ"]),
+                owner="payments", operations=["READ"], **reach_evidence("marketing", "payments")),
         finding("GROUP_CROSS_TENANT", "marketing", resource_type="GROUP", resource_name="marketing-x",
-                owner_tenant="payments", topic="payments.orders"),
+                topic_owner="payments", topic="payments.orders", **reach_evidence("marketing", "payments")),
         finding("ACL_CROSS_TENANT", "risk", resource_name="marketing.leads", principal="User:risk-app",
-                owner_tenant="marketing"),
+                owner="marketing", **reach_evidence("risk", "marketing")),
         finding("ACL_STALE", "", cluster="onprem", resource_type="USER", resource_name="mm2", principal="User:mm2"),
         finding("TOPIC_UNOWNED", "", cluster="onprem", resource_name="tmp", note=HOSTILE),
     ]
@@ -103,30 +104,81 @@ def test_unknown_severity_ranks_worst_and_is_counted() -> None:
 
 
 def test_evidence_as_json_string_from_spark_is_parsed() -> None:
-    raw = {**finding("ACL_CROSS_TENANT", "risk"), "evidence": json.dumps({"owner_tenant": "payments"})}
-    assert json_document(make_run([raw]))["findings"][0]["evidence"] == {"owner_tenant": "payments"}
+    evidence = reach_evidence("risk", "payments")
+    raw = {**finding("ACL_CROSS_TENANT", "risk"), "evidence": json.dumps(evidence)}
+    assert json_document(make_run([raw]))["findings"][0]["evidence"] == evidence
     assert access_matrix(make_run([raw]))["counts"]["risk"]["payments"] == 1
 
 
 # --- access matrix -----------------------------------------------------------------------------------
 
-def test_access_matrix_counts_reaching_tenant_by_owner_tenant() -> None:
+def test_access_matrix_counts_the_accessor_row_and_the_owner_column() -> None:
     m = access_matrix(make_run())
     assert m["tenants"] == ["marketing", "payments", "risk"]
-    assert m["counts"]["marketing"]["payments"] == 2
+    assert m["counts"]["marketing"]["payments"] == 2  # marketing reaches payments: row marketing, column payments
     assert m["counts"]["risk"]["marketing"] == 1
     assert m["counts"]["payments"]["marketing"] == 0 and m["counts"]["marketing"]["marketing"] == 0
     assert m["checks"]["marketing"]["payments"] == {"ACL_CROSS_TENANT": 1, "GROUP_CROSS_TENANT": 1}
-    assert m["total"] == 3 and m["max"] == 2
+    assert m["total"] == 3 and m["max"] == 2 and m["findings"] == 3 and m["unattributed"] == {}
     assert all(set(row) == set(m["tenants"]) for row in m["counts"].values())  # full square
 
 
-def test_access_matrix_ignores_findings_without_owner_tenant_and_adds_unknown_tenants() -> None:
-    findings = [finding("ACL_STALE", "", owner_tenant=""), finding("TOPIC_UNOWNED", "payments"),
-                finding("MM2_PRINCIPAL_OVERREACH", "", owner_tenant="legacy")]
+def test_access_matrix_reads_the_contract_not_the_finding_tenant() -> None:
+    """The row is the evidence's accessor_tenant even when the finding's `tenant` is the owner
+    (`User:*` findings belong to the tenant whose data is open)."""
+    findings = [finding("ACL_CROSS_TENANT", "payments", principal="User:*", **reach_evidence("*", "payments")),
+                finding("ACL_PREFIX_OVERLAP", "hr", **reach_evidence("hr", "risk", "payments")),
+                finding("RECORD_TENANT_MISMATCH", "payments", **reach_evidence("payments", "marketing")),
+                finding("INTERNAL_TOPIC_EXPOSED", "", **reach_evidence("", "payments"))]
     m = access_matrix(make_run(findings))
-    assert m["total"] == 1 and m["counts"][""]["legacy"] == 1
-    assert m["tenants"] == ["legacy", "marketing", "payments", "risk", ""]  # "" (no tenant) last
+    assert m["tenants"] == ["hr", "marketing", "payments", "risk", "*", ""]  # then every principal, then nobody
+    nonzero = {(a, b): n for a, row in m["counts"].items() for b, n in row.items() if n}
+    assert nonzero == {("*", "payments"): 1, ("hr", "risk"): 1, ("hr", "payments"): 1,
+                       ("payments", "marketing"): 1, ("", "payments"): 1}
+    assert m["findings"] == 4 and m["total"] == 5  # a finding reaching two tenants counts in both cells
+
+
+def test_a_finding_without_an_owner_is_not_in_the_matrix() -> None:
+    findings = [finding("ACL_STALE", "", acl_bindings=2),  # a check that states no reach
+                finding("TOPIC_UNOWNED", "payments", partitions=3),
+                finding("ACL_WILDCARD", "risk", **reach_evidence("risk", unknown="every topic of cloud")),
+                finding("MM2_PRINCIPAL_OVERREACH", "risk", resource_type="CLUSTER", resource_name="kafka-cluster",
+                        **reach_evidence("risk", unknown="cluster-level DESCRIBE on cloud")),
+                finding("ACL_CROSS_TENANT", "risk", owner_tenant="payments"),  # not the contract's key
+                finding("GROUP_CROSS_TENANT", "risk", **{REACH: [{"accessor_tenant": "risk", "owner_tenant": ""},
+                                                                 {"accessor_tenant": "risk", "owner_tenant": "risk"},
+                                                                 "payments", None]})]  # malformed pairs
+    m = access_matrix(make_run(findings))
+    assert m["total"] == 0 and m["findings"] == 0 and m["max"] == 0
+    assert not any(n for row in m["counts"].values() for n in row.values())
+    assert m["unattributed"] == {"ACL_WILDCARD": 1, "MM2_PRINCIPAL_OVERREACH": 1}
+    assert m["tenants"] == ["marketing", "payments", "risk"]
+    page = html_report(make_run(findings), [])
+    matrix = page[page.index('id="access"'):page.index('id="trend"')]
+    assert "No finding shows one tenant reaching another" in matrix
+    assert "ACL_WILDCARD 1, MM2_PRINCIPAL_OVERREACH 1" in matrix
+
+
+def test_reach_of_is_the_contract_the_report_reads() -> None:
+    evidence = reach_evidence("marketing", "risk", "payments", "marketing", unknown="also every group")
+    assert evidence == {REACH: [{"accessor_tenant": "marketing", "owner_tenant": "payments"},
+                                {"accessor_tenant": "marketing", "owner_tenant": "risk"}],
+                        REACH_UNKNOWN: "also every group"}
+    assert reach_of(evidence) == [("marketing", "payments"), ("marketing", "risk")]
+    assert reach_of({}) == [] and reach_of({REACH: "payments"}) == []
+    assert reach_of({REACH: [{"owner_tenant": "payments"}]}) == [("", "payments")]  # null accessor: undeclared
+
+
+def test_html_matrix_shows_the_cells() -> None:
+    findings = [finding("ACL_CROSS_TENANT", "marketing", **reach_evidence("marketing", "payments")),
+                finding("ACL_CROSS_TENANT", "payments", principal="User:*", **reach_evidence("*", "payments"))]
+    page = html_report(make_run(findings), [])
+    matrix = page[page.index('id="access"'):page.index('id="trend"')]
+    assert 'title="marketing → payments: 1 finding (ACL_CROSS_TENANT 1)"' in matrix
+    assert "every principal (User:*) → payments: 1 finding" in matrix
+    assert matrix.count('<th scope="row">') == 4  # marketing, payments, risk and User:*; no empty (no tenant) row
+    assert "No finding shows" not in matrix and "2 findings of cross-tenant reach" in matrix
+    assert page.count('<span class="chip">marketing → payments</span>') == 1  # the finding's evidence
 
 
 # --- JSON -------------------------------------------------------------------------------------------------
@@ -181,7 +233,7 @@ def test_sarif_structure_rules_and_results() -> None:
         assert set(result["properties"]) >= {"tenant", "principal", "evidence"}
     first = results[0]
     assert first["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "cloud/TOPIC/payments.orders"
-    assert first["properties"]["evidence"]["owner_tenant"] == "payments" and first["level"] == "error"
+    assert reach_of(first["properties"]["evidence"]) == [("marketing", "payments")] and first["level"] == "error"
     assert run["invocations"][0]["executionSuccessful"] is True
     assert "toolExecutionNotifications" not in run["invocations"][0]
 
@@ -258,7 +310,8 @@ def parse(page: str) -> _Collector:
 
 def test_html_escapes_hostile_values_everywhere() -> None:
     hostile = {**finding("ACL_CROSS_TENANT", HOSTILE, principal=HOSTILE, resource_name=HOSTILE,
-                         owner_tenant=HOSTILE, **{HOSTILE: [HOSTILE], "nested": {"x": HOSTILE}}),
+                         **reach_evidence(HOSTILE, HOSTILE + "!", unknown=HOSTILE),
+                         **{HOSTILE: [HOSTILE], "nested": {"x": HOSTILE}}),
                "message": HOSTILE, "remediation": HOSTILE, "cluster": '"><img src=x onerror=alert(1)>'}
     run = make_run([hostile, *sample_findings()], problems=[HOSTILE], partial=[HOSTILE], repo=HOSTILE,
                    tenants=["payments", HOSTILE])
