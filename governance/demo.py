@@ -290,4 +290,13 @@ def _audit(stack: Stack, repo: Path, secrets: Path, run_dir: Path) -> None:
     for check_id, count in sorted(by_check.items()):
         example = next(f for f in document["findings"] if f["check_id"] == check_id)
         click.echo(f"    {check_id:<24} {count:>3}  e.g. {example['message'][:110]}")
+    matrix = document.get("access_matrix", {})
+    cells = [(a, b, n) for a, row in matrix.get("counts", {}).items() for b, n in row.items() if n]
+    click.echo(f"  tenant x tenant reach from this audit ({matrix.get('findings', 0)} findings in "
+               f"{len(cells)} cells; row reaches column's data):")
+    for accessor, owner, count in sorted(cells):
+        checks = ", ".join(f"{c} {n}" for c, n in matrix["checks"][accessor][owner].items())
+        click.echo(f"    {accessor or '(no tenant)':<12} -> {owner:<12} {count:>3}  ({checks})")
+    if not cells:
+        raise click.ClickException("the audit's access matrix is empty although leaks were planted")
     click.echo(f"  HTML report: {out / 'report.html'}  (JSON and SARIF beside it, history in {out / 'history'})")
