@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +19,23 @@ OPA_GOGC = "400"
 
 
 def opa_env() -> dict[str, str]:
-    """Environment for an OPA server process: the GC setting above unless $GOGC says otherwise."""
+    """The whole environment of an OPA server process: the GC setting above ($GOGC wins), nothing else.
+
+    OPA needs no variable. Policies can read every one through `opa.runtime().env`, so none of
+    mm2gov's (CI tokens, cloud credentials) is passed on, should an organisation rule ever get
+    past the sandbox check (governance/policy/bundle.py).
+    """
     return {"GOGC": os.environ.get("GOGC", OPA_GOGC)}
+
+
+def opa_command(opa: Path, *args: str) -> list[str]:
+    """`opa ARGS` run with exactly opa_env() as its environment.
+
+    Through `env -i`, which clears the environment and execs OPA (same pid, so ManagedProcess
+    starts, waits for and stops OPA itself).
+    """
+    env = shutil.which("env") or "/usr/bin/env"
+    return [env, "-i", *(f"{name}={value}" for name, value in sorted(opa_env().items())), str(opa), *args]
 
 
 @dataclass
@@ -41,15 +57,14 @@ class OpaServer:
         write_public(config, b"{}\n")
         self.process = ManagedProcess(
             name="opa",
-            argv=[
-                str(opa), "run", "--server", "--addr", f"{LOOPBACK}:{self.port}",
+            argv=opa_command(
+                opa, "run", "--server", "--addr", f"{LOOPBACK}:{self.port}",
                 "--disable-telemetry", "--config-file", str(config), "--log-level", self.log_level,
                 "--log-format", "json",
                 *[str(d) for d in self.bundle_dirs],
-            ],
+            ),
             log_path=self.run_dir / "opa" / "opa.log",
             cwd=self.run_dir,
-            env=opa_env(),
         )
         self.process.start()
         self.process.wait_ready(self.is_ready, timeout, f"GET {self.url}/health")

@@ -20,7 +20,7 @@ from opa_client import OpaClient
 from opa_client.errors import RegoParseError
 
 from governance.devstack import tools
-from governance.devstack.opa import opa_env
+from governance.devstack.opa import opa_command
 from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port
 from governance.errors import RuntimeFailure
 from governance.policy.bundle import PolicyModule
@@ -65,11 +65,10 @@ class OpaEngine:
             raise PolicyError(f"OPA cannot start: {exc}") from None
         self._tmp = tempfile.TemporaryDirectory(prefix="mm2gov-opa-")
         port = free_port()
-        self._process = ManagedProcess(
-            "opa", [str(opa), "run", "--server", "--addr", f"{LOOPBACK}:{port}", "--disable-telemetry",
-                    "--log-level", "error", *[str(m.path) for m in self.builtin]],
+        self._process = ManagedProcess(  # an empty environment but GOGC: nothing for opa.runtime().env to show
+            "opa", opa_command(opa, "run", "--server", "--addr", f"{LOOPBACK}:{port}", "--disable-telemetry",
+                               "--log-level", "error", *[str(m.path) for m in self.builtin]),
             Path(self._tmp.name) / "opa.log",
-            env=opa_env(),
         )
         self.url = f"http://{LOOPBACK}:{port}"
         self._process.start()
