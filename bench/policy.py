@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import http.client
 import json
+import os
 import shutil
 import socket
 import statistics
@@ -79,7 +80,8 @@ def _plain_opa(tmp: Path):
         port = _free_port()
         process = subprocess.Popen([str(tools.opa()), "run", "--server", "--addr", f"127.0.0.1:{port}",
                                     "--log-level", "error", *[str(m.path) for m in builtin_modules()]],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   env={**os.environ, "GOGC": "400"})  # as mm2gov runs its OPA: like with like
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and process.poll() is None:
