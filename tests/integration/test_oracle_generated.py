@@ -141,3 +141,24 @@ def test_generated_properties_never_hold_a_value_java_reads_differently(java_ora
             if read[key] is not None:  # the oracle never echoes secret-looking keys
                 assert read[key] == value, (flow.flow_id, key)
         assert set(read) == set(meant), flow.flow_id
+
+
+def test_each_generated_strimzi_mirror_replicates_only_its_tenants_names(java_oracle, acme_generated):
+    """Strimzi hands `topicsPattern`/`groupsPattern` (and the exclude) to MM2's `topics`/`groups`
+    LIST configs: Kafka's own filters are asked what each generated mirror passes."""
+    import yaml
+
+    inventory = load_inventory(ACME)
+    candidates = tenant_names(inventory) + NEAR_MISSES
+    mirrors = 0
+    for path in sorted((acme_generated / "strimzi").glob("kafkamirrormaker2-*.yaml")):
+        obj = yaml.safe_load(path.read_text())
+        tenant = inventory.tenants[obj["metadata"]["labels"]["mm2gov.io/tenant"]]
+        for mirror in obj["spec"]["mirrors"]:
+            topics = java_oracle.matches(mirror["topicsPattern"], candidates, "topic",
+                                         exclude=mirror["topicsExcludePattern"])
+            groups = java_oracle.matches(mirror["groupsPattern"], candidates, "group")
+            assert topics and all(t.startswith(tuple(tenant.topic_prefixes)) for t in topics), (path.name, topics)
+            assert groups and all(g.startswith(tuple(tenant.group_prefixes)) for g in groups), (path.name, groups)
+            mirrors += 1
+    assert mirrors == 3  # the flows whose target has a strimzi section
