@@ -1,6 +1,10 @@
-// Command loadgen POSTs one body to one URL from keep-alive connections and prints
+// Command loadgen POSTs bodies to one URL from keep-alive connections and prints
 // latency percentiles as JSON. It exists because a Python load generator spends
 // more of a 2-core machine than the servers it measures.
+//
+// -body sends one body; -bodies sends many, cycled in order (request k sends body
+// k mod n), each with its own expected substring: a file of JSON lines
+// {"body": "<base64>", "expect": "<substring>"}. Every answer is checked.
 //
 // With -rate > 0 it is open loop: request k is due at start + k/rate, and its
 // latency runs from that due time, so a server that falls behind shows its queue
@@ -28,13 +32,22 @@ import (
 	"time"
 )
 
+type request struct {
+	body   []byte
+	expect []byte
+}
+
 type options struct {
 	url         string
-	body        []byte
-	expect      []byte
+	requests    []request
 	connections int
 	duration    time.Duration
 	rate        float64
+}
+
+type line struct {
+	Body   []byte `json:"body"` // base64 in the file
+	Expect string `json:"expect"`
 }
 
 type result struct {
@@ -49,6 +62,7 @@ type result struct {
 func main() {
 	url := flag.String("url", "", "URL to POST to")
 	bodyFile := flag.String("body", "", "file holding the request body (sent as application/json)")
+	bodiesFile := flag.String("bodies", "", "JSON lines {\"body\": base64, \"expect\": substring}, cycled in order")
 	caFile := flag.String("cacert", "", "PEM CA that signed an https server's certificate")
 	insecure := flag.Bool("insecure", false, "skip certificate verification (loopback only)")
 	expect := flag.String("expect", "", "count an answer without this substring as an error")
@@ -56,18 +70,41 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long to send")
 	rate := flag.Float64("rate", 0, "requests/s in all, open loop; 0 sends flat out")
 	flag.Parse()
-	if *url == "" || *bodyFile == "" || *connections < 1 || *duration <= 0 || *rate < 0 {
-		fail("usage: loadgen -url URL -body FILE [-cacert CA | -insecure] [-connections N] [-duration D] [-rate R]")
+	if *url == "" || (*bodyFile == "") == (*bodiesFile == "") || *connections < 1 || *duration <= 0 || *rate < 0 {
+		fail("usage: loadgen -url URL (-body FILE [-expect S] | -bodies FILE) [-cacert CA | -insecure] " +
+			"[-connections N] [-duration D] [-rate R]")
 	}
-	body, err := os.ReadFile(*bodyFile)
-	if err != nil {
-		fail(err.Error())
+	var requests []request
+	if *bodyFile != "" {
+		body, err := os.ReadFile(*bodyFile)
+		if err != nil {
+			fail(err.Error())
+		}
+		requests = []request{{body, []byte(*expect)}}
+	} else {
+		text, err := os.ReadFile(*bodiesFile)
+		if err != nil {
+			fail(err.Error())
+		}
+		for _, raw := range bytes.Split(text, []byte("\n")) {
+			if len(bytes.TrimSpace(raw)) == 0 {
+				continue
+			}
+			var item line
+			if err := json.Unmarshal(raw, &item); err != nil {
+				fail("bad line in " + *bodiesFile + ": " + err.Error())
+			}
+			requests = append(requests, request{item.Body, []byte(item.Expect)})
+		}
+		if len(requests) == 0 {
+			fail("no bodies in " + *bodiesFile)
+		}
 	}
 	client, err := newClient(*caFile, *insecure, *connections)
 	if err != nil {
 		fail(err.Error())
 	}
-	opts := options{*url, body, []byte(*expect), *connections, *duration, *rate}
+	opts := options{*url, requests, *connections, *duration, *rate}
 	out, _ := json.Marshal(run(client, opts))
 	fmt.Println(string(out))
 }
@@ -105,9 +142,9 @@ func newClient(caFile string, insecure bool, connections int) (*http.Client, err
 	return &http.Client{Transport: transport, Timeout: 10 * time.Second}, nil
 }
 
-// post sends the body once; false when the answer is not a 200 with the expected text.
-func post(client *http.Client, opts options) bool {
-	request, err := http.NewRequest(http.MethodPost, opts.url, bytes.NewReader(opts.body))
+// post sends one body once; false when the answer is not a 200 with its expected text.
+func post(client *http.Client, url string, one request) bool {
+	request, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(one.body))
 	if err != nil {
 		return false
 	}
@@ -118,7 +155,7 @@ func post(client *http.Client, opts options) bool {
 	}
 	answer, err := io.ReadAll(response.Body) // read to the end: the connection is then reused
 	response.Body.Close()
-	return err == nil && response.StatusCode == http.StatusOK && bytes.Contains(answer, opts.expect)
+	return err == nil && response.StatusCode == http.StatusOK && bytes.Contains(answer, one.expect)
 }
 
 func run(client *http.Client, opts options) result {
@@ -139,10 +176,13 @@ func run(client *http.Client, opts options) result {
 		go func() {
 			defer wg.Done()
 			own := make([]time.Duration, 0, 4096)
+			sent := int64(w) // flat out: this worker's next body, cycling with the others'
 			for {
 				var due time.Time
+				var slot int64
 				if interval > 0 {
-					due = start.Add(time.Duration(next.Add(1)-1) * interval)
+					slot = next.Add(1) - 1
+					due = start.Add(time.Duration(slot) * interval)
 					if !due.Before(end) {
 						break
 					}
@@ -153,6 +193,7 @@ func run(client *http.Client, opts options) result {
 						time.Sleep(wait)
 					}
 				} else {
+					slot = sent
 					due = time.Now()
 					if due.Before(start) {
 						time.Sleep(start.Sub(due))
@@ -162,7 +203,10 @@ func run(client *http.Client, opts options) result {
 						break
 					}
 				}
-				if !post(client, opts) {
+				if interval == 0 {
+					sent += int64(opts.connections)
+				}
+				if !post(client, opts.url, opts.requests[slot%int64(len(opts.requests))]) {
 					errors[w]++
 				}
 				own = append(own, time.Since(due))

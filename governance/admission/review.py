@@ -286,6 +286,9 @@ def _patterns(obj: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
                     continue
                 if regex == TOO_MANY:
                     found[regex] = {"error": f"more than {MAX_ITEMS} items in one pattern"}
+                elif regex == "":
+                    found[regex] = {"error": "an empty item (a stray comma): Kafka 4's topics/groups lists refuse "
+                                             "empty items"}
                 elif len(found) >= MAX_PATTERNS:
                     found[regex] = {"error": f"more than {MAX_PATTERNS} patterns"}
                 else:

@@ -1,6 +1,7 @@
 """The admission webhook called by the real kube-apiserver: generated objects admitted, scope breaks
-refused with the violation text, OPA down denies, the repo reloads from disk, and 10,000 hostile
-reviews produce no allow and no crash.
+refused with the violation text, tenants taken from namespaces (watched) and never from objects,
+routing and credential bypasses refused, OPA down denies, the repo reloads from disk (and a repo
+with high violations is never enforced), and 10,000 hostile reviews produce no allow and no crash.
 
 The webhook gets its own OPA (so the test can stop it) and is registered only for namespaces
 labelled by this module; the registration is removed at the end.
@@ -30,7 +31,8 @@ from governance.secrets.pki import issue_cert
 from tests.conftest import REPO_ROOT, run_cli
 
 GOVERNED = {"mm2gov.io/governed": "true"}
-NAMESPACES = ("kafka-onprem", "kafka-cloud")
+NAMESPACES = ("kafka-onprem", "kafka-cloud")  # the Strimzi namespaces of examples/acme: shared, no tenant label
+TENANT_NAMESPACES = ("payments", "marketing", "risk")  # as k8s/tenant/rbac.yaml labels them
 
 
 def _https(port: int, ca: str) -> http.client.HTTPSConnection:
@@ -71,10 +73,9 @@ def webhook(stack, tmp_path_factory):
     api = stack.kube.client()
     core = client.CoreV1Api(api)
     for namespace in NAMESPACES:
-        try:
-            core.create_namespace({"metadata": {"name": namespace, "labels": GOVERNED}})
-        except ApiException:
-            core.patch_namespace(namespace, {"metadata": {"labels": GOVERNED}})
+        _namespace(core, namespace, GOVERNED)
+    for tenant in TENANT_NAMESPACES:
+        _namespace(core, tenant, {**GOVERNED, "mm2gov.io/tenant": tenant})
     config = yaml.safe_load((REPO_ROOT / "k8s" / "admission" / "webhook.yaml").read_text())
     config["metadata"] = {"name": "mm2gov-admission-test"}
     for hook in config["webhooks"]:
@@ -92,6 +93,13 @@ def webhook(stack, tmp_path_factory):
         process.wait(timeout=30)
         opa.stop()
         log.close()
+
+
+def _namespace(core, name: str, labels: dict) -> None:
+    try:
+        core.create_namespace({"metadata": {"name": name, "labels": labels}})
+    except ApiException:
+        core.patch_namespace(name, {"metadata": {"labels": labels}})
 
 
 def _create(api, obj: dict) -> dict:
@@ -126,7 +134,7 @@ def test_objects_generated_for_acme_are_admitted(webhook):
 
 def test_a_mirrormaker_mirroring_every_topic_is_refused_with_the_reason(webhook):
     mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
-    mm2["metadata"]["name"] = "payments-everything"
+    mm2["metadata"].update(name="payments-everything", namespace="payments")
     mm2["spec"]["mirrors"][0]["topicsPattern"] = ".*"
     message = _denial(webhook["api"], mm2)
     assert 'admission webhook "strimzi.admission.mm2gov.io" denied the request' in message
@@ -146,9 +154,11 @@ def test_a_user_reading_another_tenants_prefix_is_refused(webhook):
 
 
 def test_an_object_without_a_tenant_is_refused(webhook):
+    """In a Strimzi namespace the repo names each object's owner; a topic no tenant owns has none,
+    whatever its label says."""
     topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
     topic["metadata"]["name"] = "nobody-s-topic"
-    del topic["metadata"]["labels"]["mm2gov.io/tenant"]
+    topic["spec"]["topicName"] = "nobody.topic"
     assert "admission_tenant_missing" in _denial(webhook["api"], topic)
 
 
@@ -156,7 +166,7 @@ def test_the_repo_reloads_when_it_changes_on_disk(webhook):
     topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
     topic["metadata"]["name"] = "payments-eu-settlements"
     topic["spec"]["topicName"] = "payments-eu.settlements"
-    assert "payments-eu.settlements" in _denial(webhook["api"], topic)
+    assert "KafkaTopic payments-eu-settlements" in _denial(webhook["api"], topic)
     tenant = webhook["repo"] / "tenants" / "payments.yaml"
     tenant.write_text(tenant.read_text().replace('topic_prefixes: ["payments."]',
                                                  'topic_prefixes: ["payments.", "payments-eu."]'))
@@ -171,10 +181,164 @@ def test_the_repo_reloads_when_it_changes_on_disk(webhook):
             time.sleep(0.5)
 
 
+# ---- identity: the namespace's tenant, as the API server has it ---------------------------------
+
+def test_a_label_cannot_move_an_object_to_another_tenant(webhook):
+    """A KafkaMirrorMaker2 labelled payments in marketing's namespace is marketing's: refused."""
+    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2["metadata"].update(name="payments-in-marketing", namespace="marketing")
+    message = _denial(webhook["api"], mm2)
+    assert "admission_tenant_label_mismatch" in message and "belongs to tenant marketing" in message
+    del mm2["metadata"]["labels"]["mm2gov.io/tenant"]  # without the label: judged as marketing's, and refused
+    message = _denial(webhook["api"], mm2)
+    assert "admission_mm2_topics_outside_scope" in message and "tenant marketing" in message
+    user = _generated(webhook, "kafkauser-kafka-cloud-payments-app.yaml")
+    user["metadata"]["namespace"] = "marketing"
+    del user["metadata"]["labels"]["mm2gov.io/tenant"]
+    assert "admission_user_unknown" in _denial(webhook["api"], user)
+
+
+def test_namespace_labels_are_watched(webhook):
+    """The tenant follows the namespace's label as it changes, without a restart or a TTL."""
+    core = client.CoreV1Api(webhook["api"])
+    _namespace(core, "relabelled", {**GOVERNED, "mm2gov.io/tenant": "marketing"})
+    topic = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaTopic",
+             "metadata": {"name": "marketing.watched", "namespace": "relabelled",
+                          "labels": {"strimzi.io/cluster": "onprem"}}, "spec": {"topicName": "marketing.watched"}}
+    _create(webhook["api"], topic)
+    core.patch_namespace("relabelled", {"metadata": {"labels": {"mm2gov.io/tenant": "payments"}}})
+    topic["metadata"]["name"] = topic["spec"]["topicName"] = "marketing.watched-again"
+    deadline = time.monotonic() + 10
+    while True:  # the watch delivers the change within moments
+        try:
+            _create(webhook["api"], topic)
+        except ApiException as exc:
+            assert "outside tenant payments's topic names" in json.loads(exc.body)["message"]
+            break
+        assert time.monotonic() < deadline, "the namespace's new label never reached the webhook"
+        topic["metadata"]["name"] = topic["spec"]["topicName"] = f"marketing.watched-{time.monotonic_ns()}"
+        time.sleep(0.2)
+    topic["metadata"]["name"] = topic["spec"]["topicName"] = "payments.watched"
+    _create(webhook["api"], topic)
+    core.delete_namespace("relabelled")
+
+
+def test_an_unknown_namespace_is_denied(webhook):
+    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2["metadata"]["namespace"] = "no-such-namespace"
+    body = review("nowhere", mm2, namespace="no-such-namespace")
+    [(status, answer)] = _post(webhook["port"], webhook["ca"], [json.dumps(body).encode()])
+    response = json.loads(answer)["response"]
+    assert status == 200 and response["allowed"] is False
+    assert "namespace 'no-such-namespace' is unknown" in response["status"]["message"]
+
+
+# ---- where and as whom MirrorMaker 2 connects -------------------------------------------------------
+
+def _payments_mm2(webhook, name: str) -> dict:
+    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2["metadata"].update(name=name, namespace="payments")
+    return mm2
+
+
+def test_a_mirrormaker_in_its_tenants_namespace_is_admitted(webhook):
+    _create(webhook["api"], _payments_mm2(webhook, "payments-own"))
+
+
+def test_foreign_bootstrap_servers_are_refused(webhook):
+    mm2 = _payments_mm2(webhook, "payments-elsewhere")
+    mm2["spec"]["target"]["bootstrapServers"] = "127.0.0.1:29093,attacker.example:9093"
+    message = _denial(webhook["api"], mm2)
+    assert "admission_mm2_bootstrap_servers" in message and "attacker.example:9093" in message
+
+
+def test_client_overrides_are_refused(webhook):
+    mm2 = _payments_mm2(webhook, "payments-overrides")
+    mm2["spec"]["mirrors"][0]["sourceConnector"]["config"]["source.consumer.bootstrap.servers"] = "attacker:9093"
+    mm2["spec"]["target"]["config"]["producer.override.sasl.jaas.config"] = "${secrets:payments/x:y}"
+    message = _denial(webhook["api"], mm2)
+    assert message.count("admission_mm2_config_key") == 2
+
+
+def test_another_tenants_secret_in_a_pod_template_is_refused(webhook):
+    mm2 = _payments_mm2(webhook, "payments-volumes")
+    mm2["spec"]["template"] = {"pod": {"volumes": [
+        {"name": "loot", "secret": {"secretName": "scram-onprem-mm2-marketing-onprem-to-cloud"}}]}}
+    message = _denial(webhook["api"], mm2)
+    assert "admission_mm2_foreign_secret" in message and "spec/template/pod/volumes/0/secret/secretName" in message
+
+
+def test_another_users_password_for_a_kafka_user_is_refused(webhook):
+    user = _generated(webhook, "kafkauser-kafka-cloud-payments-app.yaml")
+    user["metadata"]["name"] = "payments-analytics"
+    user["spec"]["authorization"]["acls"] = [{"resource": {"type": "group", "name": "payments-",
+                                                           "patternType": "prefix"}, "operations": ["Read"]}]
+    message = _denial(webhook["api"], user)  # payments-app's password Secret for payments-analytics
+    assert "admission_user_secret" in message
+
+
+def test_a_restricted_tenants_topic_on_a_cloud_cluster_is_refused(webhook):
+    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic["metadata"]["name"] = topic["spec"]["topicName"] = "risk.exposures-copy"
+    del topic["metadata"]["labels"]["mm2gov.io/tenant"]
+    assert "admission_restricted_on_cloud" in _denial(webhook["api"], topic)
+
+
+def test_a_secret_of_another_tenant_is_refused_in_a_tenants_namespace(webhook):
+    document = __import__("tests.tools.acme_objects", fromlist=["x"]).repo_document(webhook["repo"])
+    payments_secret = document["tenants"]["payments"]["names"]["principal_secrets"][0][0]
+    secret = {"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+              "metadata": {"name": payments_secret, "namespace": "marketing",
+                           "labels": {"app.kubernetes.io/managed-by": "mm2gov"}},
+              "stringData": {"password": "x"}}
+    message = _denial(webhook["api"], secret)
+    assert "admission_secret_user_not_tenant" in message and "tenant payments" in message
+    secret["metadata"]["namespace"] = "payments"
+    _create(webhook["api"], secret)
+
+
+# ---- a repo with high violations is never enforced -----------------------------------------------
+
+def _get(webhook, path: str) -> tuple[int, str]:
+    connection = _https(webhook["port"], webhook["ca"])
+    connection.request("GET", path)
+    answer = connection.getresponse()
+    return answer.status, answer.read().decode()
+
+
+def test_a_repo_with_high_violations_keeps_the_last_good_one(webhook):
+    tenant = webhook["repo"] / "tenants" / "marketing.yaml"
+    good = tenant.read_text()
+    tenant.write_text(good.replace('topic_prefixes: ["marketing."]', 'topic_prefixes: ["marketing.", "payments."]'))
+    assert "payments." in tenant.read_text(), "the example tenant's prefixes changed: update this test"
+    try:
+        deadline = time.monotonic() + 20
+        while "refused" not in _get(webhook, "/readyz")[1]:
+            assert time.monotonic() < deadline, "the webhook did not refuse the repo"
+            time.sleep(0.3)
+        status, text = _get(webhook, "/readyz")
+        assert status == 200 and "prefix_overlap" in text and "last good one stays in force" in text
+        assert "mm2gov_admission_repo_refused 1.0" in _get(webhook, "/metrics")[1]
+        topic = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaTopic",
+                 "metadata": {"name": "payments.grab", "namespace": "marketing"}, "spec": {}}
+        assert "outside tenant marketing's topic names" in _denial(webhook["api"], topic)
+        assert "refused" in webhook["log"].read_text()
+    finally:
+        tenant.write_text(good)
+    deadline = time.monotonic() + 20
+    while _get(webhook, "/readyz")[1] != "ready\n":
+        assert time.monotonic() < deadline, "the webhook did not take the repo back"
+        time.sleep(0.3)
+    assert "mm2gov_admission_repo_refused 0.0" in _get(webhook, "/metrics")[1]
+
+
 def review(uid: str, obj: object, kind: str = "KafkaMirrorMaker2", **extra) -> dict:
+    metadata = obj.get("metadata") if isinstance(obj, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
             "request": {"uid": uid, "kind": {"group": "kafka.strimzi.io", "version": "v1", "kind": kind},
-                        "operation": "CREATE", "namespace": "kafka-cloud", "name": "x", "object": obj, **extra}}
+                        "operation": "CREATE", "namespace": "kafka-cloud",
+                        "name": name if isinstance(name, str) else "x", "object": obj, **extra}}
 
 
 def hostile_bodies(base: dict, count: int, seed: int = 5) -> list[bytes]:

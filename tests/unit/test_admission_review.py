@@ -11,8 +11,10 @@ import pytest
 
 from governance.admission.decider import OpaConnection, parse_verdict
 from governance.admission.review import (
+    MAX_ITEMS,
     MAX_NESTING,
     BadReview,
+    TenantIndex,
     _depth_ok,
     denial_message,
     parse_review,
@@ -33,33 +35,164 @@ def review(**request) -> bytes:
 
 def test_a_well_formed_review_gives_the_policy_input_with_regex_facts():
     request = parse_review(review())
-    document = policy_input(request, {"mm2gov.io/tenant": "ignored-object-label-wins"})
+    document = policy_input(request, {"mm2gov.io/tenant": "payments"})
     assert document["tenant"] == "payments" and document["kind"] == "KafkaMirrorMaker2"
+    assert document["tenant_from"] == "namespace"
     assert document["patterns"]["payments\\..*"]["alternatives"] == [{"literal_prefix": "payments.", "exact": False}]
     assert "error" in document["patterns"]["(bad"]
+    assert document["mirror_patterns"] == [{"topicsPattern": ["payments\\..*", "(bad"],
+                                            "groupsPattern": ["payments-.*"]}]
 
 
-def test_tenant_comes_from_the_namespace_when_the_object_has_no_label():
-    request = parse_review(review(object={"kind": "KafkaMirrorMaker2", "metadata": {"name": "f"}, "spec": {}}))
-    assert policy_input(request, {"mm2gov.io/tenant": "risk"})["tenant"] == "risk"
+def test_the_tenant_is_the_namespaces_never_the_objects_label():
+    request = parse_review(review())  # the object says payments
+    assert policy_input(request, {"mm2gov.io/tenant": "marketing"})["tenant"] == "marketing"
     assert policy_input(request, {})["tenant"] == ""
+    assert policy_input(request, {"mm2gov.io/tenant": ""})["tenant"] == ""
 
 
 def test_update_reports_the_old_tenant():
     old = {"kind": "KafkaMirrorMaker2", "metadata": {"name": "f", "labels": {"mm2gov.io/tenant": "marketing"}},
            "spec": {}}
     request = parse_review(review(operation="UPDATE", oldObject=old))
-    document = policy_input(request, {})
-    assert (document["tenant"], document["old_tenant"]) == ("payments", "marketing")
+    document = policy_input(request, {"mm2gov.io/tenant": "risk"})
+    assert (document["tenant"], document["old_tenant"]) == ("risk", "risk")
 
 
 def test_a_secret_reaches_the_policy_without_its_values():
-    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "labels": {"mm2gov.io/tenant": "p"}},
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "f", "labels": {"mm2gov.io/tenant": "p"}},
               "type": "Opaque", "data": {"password": "c2VjcmV0LXZhbHVl"}, "stringData": {"x": "plain-secret"}}
     request = parse_review(review(kind={"group": "", "version": "v1", "kind": "Secret"}, object=secret))
     document = policy_input(request, {})
     assert document["object"]["keys"] == ["password", "x"]
     assert "c2VjcmV0LXZhbHVl" not in json.dumps(document) and "plain-secret" not in json.dumps(document)
+
+
+# ---- the tenant in a Strimzi namespace: the repo's owner of what the object is --------------------
+
+DOCUMENT = {
+    "clusters": {"cloud": {"strimzi_namespace": "kafka-cloud"}, "onprem": {"strimzi_namespace": None}},
+    "tenants": {
+        "payments": {"topic_prefixes": ["payments."], "principals": [{"name": "User:payments-app"}],
+                     "names": {"principal_secrets": [["scram-cloud-payments--app"]]},
+                     "flows": [{"id": "payments-onprem-to-cloud", "mm2_user": "mm2-payments-onprem-to-cloud",
+                                "mm2_secrets": ["scram-cloud-mm2-payments"], "internal_prefix": "mm2gov.payments-x.",
+                                "remote_topic_prefixes": ["onprem.payments."]}]},
+        "marketing": {"topic_prefixes": ["marketing.", "shared."], "principals": [{"name": "User:marketing-app"}],
+                      "names": {"principal_secrets": [["scram-cloud-marketing--app"]]}, "flows": []},
+        "copycat": {"topic_prefixes": ["shared."], "principals": [], "flows": []},
+    },
+}
+
+
+@pytest.mark.parametrize("kind, name, spec, owner", [
+    ("KafkaMirrorMaker2", "payments-onprem-to-cloud", {}, "payments"),
+    ("KafkaMirrorMaker2", "payments-everything", {}, ""),
+    ("KafkaUser", "payments-app", {}, "payments"),
+    ("KafkaUser", "mm2-payments-onprem-to-cloud", {}, "payments"),
+    ("KafkaUser", "nobody", {}, ""),
+    ("KafkaTopic", "x", {"topicName": "onprem.payments.orders"}, "payments"),
+    ("KafkaTopic", "marketing.leads", {}, "marketing"),
+    ("KafkaTopic", "mm2gov.payments-x.configs", {"topicName": ""}, "payments"),
+    ("KafkaTopic", "shared.x", {}, ""),  # two tenants claim the prefix: neither owns it
+    ("KafkaTopic", "payments", {}, ""),
+    ("Secret", "scram-cloud-payments--app", {}, "payments"),
+    ("Secret", "scram-cloud-mm2-payments", {}, "payments"),
+    ("Secret", "cloud-cluster-ca", {}, ""),
+])
+def test_owner_in_a_strimzi_namespace(kind, name, spec, owner):
+    index = TenantIndex.from_document(DOCUMENT)
+    obj = {"kind": kind, "metadata": {"name": name, "labels": {"mm2gov.io/tenant": "marketing"}}, "spec": spec}
+    request = parse_review(review(kind={"group": "", "version": "v1", "kind": kind}, name=name, object=obj))
+    document = policy_input(request, {}, index)
+    assert (document["tenant"], document["tenant_from"]) == (owner, "owner" if owner else "")
+    # only a Strimzi namespace of clusters.yaml; a tenant label on the namespace always wins
+    assert policy_input({**request, "namespace": "elsewhere"}, {}, index)["tenant"] == ""
+    assert policy_input(request, {"mm2gov.io/tenant": "risk"}, index)["tenant"] == "risk"
+
+
+# ---- facts: LIST items, bootstrap servers, Secret references ------------------------------------
+
+def test_pattern_items_per_mirror_and_field_as_kafka_splits_them():
+    mirrors = [{"topicsPattern": " a\\..* ,\tb\\..*,,c ", "groupsExcludePattern": "x-.*", "groupsPattern": 7},
+               "not a mirror", {"topicsPattern": ""}]
+    request = parse_review(review(object={"kind": "KafkaMirrorMaker2", "metadata": {}, "spec": {"mirrors": mirrors}}))
+    document = policy_input(request, {})
+    assert document["mirror_patterns"] == [{"topicsPattern": ["a\\..*", "b\\..*", "", "c"],
+                                            "groupsExcludePattern": ["x-.*"]}, None, {"topicsPattern": []}]
+    assert set(document["patterns"]) == {"a\\..*", "b\\..*", "", "c", "x-.*"}
+    assert "empty item" in document["patterns"][""]["error"]  # Kafka 4 refuses the list, so does mm2gov
+
+
+def test_too_many_items_are_refused_by_an_item_without_facts():
+    mirrors = [{"topicsPattern": ",".join(f"payments\\.t{i}" for i in range(1000))}]
+    request = parse_review(review(object={"kind": "KafkaMirrorMaker2", "metadata": {}, "spec": {"mirrors": mirrors}}))
+    document = policy_input(request, {})
+    items = document["mirror_patterns"][0]["topicsPattern"]
+    assert len(items) == MAX_ITEMS + 1 and "error" in document["patterns"][items[-1]]
+
+
+def test_bootstrap_servers_of_every_connection():
+    spec = {"target": {"bootstrapServers": "Cloud:9093, cloud-b:9093"},
+            "mirrors": [{"source": {"bootstrapServers": 7}}],
+            "clusters": [{"alias": "x", "bootstrapServers": "X:1"}, "junk"]}
+    request = parse_review(review(object={"kind": "KafkaMirrorMaker2", "metadata": {}, "spec": spec}))
+    assert policy_input(request, {})["bootstrap_servers"] == {
+        "spec/target/bootstrapServers": ["cloud:9093", "cloud-b:9093"],
+        "spec/mirrors/0/source/bootstrapServers": [], "spec/clusters/0/bootstrapServers": ["x:1"]}
+
+
+def test_every_secret_reference_is_found():
+    spec = {
+        "target": {"authentication": {"passwordSecret": {"secretName": "a"}, "certificateAndKey": {"secretName": 5}},
+                   "tls": {"trustedCertificates": [{"secretName": "ca"}, {"pattern": "*"}]}},
+        "template": {"pod": {"volumes": [{"secret": {"secretName": "v"}},
+                                         {"projected": {"sources": [{"secret": {"name": "p"}}]}},
+                                         {"csi": {"nodePublishSecretRef": {"name": "c"}}}]},
+                     "connectContainer": {"env": [{"valueFrom": {"secretKeyRef": {"name": "e"}}}],
+                                          "envFrom": [{"secretRef": {"name": "f"}}]}},
+        "labels/odd~": {"secretName": "o"},
+    }
+    request = parse_review(review(object={"kind": "KafkaMirrorMaker2", "metadata": {}, "spec": spec}))
+    refs = {(path, name, how) for path, name, how in policy_input(request, {})["secret_refs"]}
+    assert refs == {
+        ("spec/target/authentication/passwordSecret/secretName", "a", "secretName"),
+        ("spec/target/authentication/certificateAndKey/secretName", "", "secretName"),
+        ("spec/target/tls/trustedCertificates/0/secretName", "ca", "secretName"),
+        ("spec/target/tls/trustedCertificates/1/pattern", "*", "pattern"),
+        ("spec/template/pod/volumes/0/secret/secretName", "v", "secretName"),
+        ("spec/template/pod/volumes/1/projected/sources/0/secret/name", "p", "secret"),
+        ("spec/template/pod/volumes/2/csi/nodePublishSecretRef/name", "c", "nodePublishSecretRef"),
+        ("spec/template/connectContainer/env/0/valueFrom/secretKeyRef/name", "e", "secretKeyRef"),
+        ("spec/template/connectContainer/envFrom/0/secretRef/name", "f", "secretRef"),
+        ("spec/labels~1odd~0/secretName", "o", "secretName"),
+    }
+
+
+def test_a_kafka_user_sends_its_secret_references_and_no_mirror_facts():
+    user = {"kind": "KafkaUser", "metadata": {"name": "f"}, "spec": {"authentication": {
+        "type": "scram-sha-512", "password": {"valueFrom": {"secretKeyRef": {"name": "s", "key": "password"}}}}}}
+    document = policy_input(parse_review(review(kind={"kind": "KafkaUser"}, object=user)), {})
+    assert document["secret_refs"] == [["spec/authentication/password/valueFrom/secretKeyRef/name", "s",
+                                        "secretKeyRef"]]
+    assert (document["patterns"], document["mirror_patterns"], document["bootstrap_servers"]) == ({}, [], {})
+
+
+def test_duplicate_keys_are_refused_with_the_uid():
+    body = review().replace(b'"name": "f"', b'"name": "f", "name": "f"', 1)
+    with pytest.raises(BadReview, match="duplicate key") as refused:
+        parse_review(body)
+    assert refused.value.uid == "u-1"
+    hidden = review().replace(b'"topicsPattern"', b'"topicsPattern": ".*", "topicsPattern"', 1)
+    with pytest.raises(BadReview, match="duplicate key"):
+        parse_review(hidden)
+
+
+@pytest.mark.parametrize("metadata", [{"name": "other"}, {"namespace": "kafka-onprem"}, {"namespace": 3}])
+def test_an_object_that_contradicts_the_request_is_refused(metadata):
+    obj = {"kind": "KafkaMirrorMaker2", "metadata": {"name": "f", **metadata}, "spec": {}}
+    with pytest.raises(BadReview, match="does not match"):
+        parse_review(review(object=obj))
 
 
 @pytest.mark.parametrize("body, uid", [
@@ -69,6 +202,7 @@ def test_a_secret_reaches_the_policy_without_its_values():
     (review(uid=7), None), (review(uid=""), None), (review(uid="u" * 500), None),
     (review(kind="KafkaUser"), "u-1"), (review(operation="PATCH"), "u-1"), (review(object="text"), "u-1"),
     (review(object=None), "u-1"), (review(namespace=["a"]), "u-1"),
+    (review(object={"kind": "KafkaMirrorMaker2", "metadata": "x"}), "u-1"),
     (review(kind={"kind": "ConfigMap"}), "u-1"), (review(kind={"kind": "KafkaUser"}), "u-1"),
     (b"[" * 100_000 + b"]" * 100_000, None), (b'{"a":' * 5000 + b"1" + b"}" * 5000, None),
 ])
@@ -189,3 +323,246 @@ def test_opa_client_refuses_a_malformed_answer(answer):
     opa = FakeOpa([answer, answer])
     with pytest.raises((OSError, http.client.HTTPException)):
         OpaConnection(opa.url, timeout=5).request("POST", "/v1/data/x", {})
+
+
+# ---- the decider: namespaces and the repo gate -------------------------------------------------
+
+class RoutingOpa:
+    """A loopback OPA stand-in: data documents by PUT/GET/DELETE, decisions from callables."""
+
+    def __init__(self, repo_violations: list[dict]) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.data: dict[str, bytes] = {}
+        self.repo_violations = repo_violations
+        self.inputs: list[dict] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def _answer(self, status: int, body: bytes = b"") -> None:
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _body(self) -> bytes:
+                return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+            def do_PUT(self) -> None:
+                fake.data[self.path] = self._body()
+                self._answer(204)
+
+            def do_DELETE(self) -> None:
+                self._body()
+                fake.data.pop(self.path, None)
+                self._answer(204)
+
+            def do_GET(self) -> None:
+                if self.path == "/v1/data/mm2gov_repo/clusters" and "/v1/data/mm2gov_repo" in fake.data:
+                    self._answer(200, b'{"result": {}}')
+                else:
+                    self._answer(200, b"{}")
+
+            def do_POST(self) -> None:
+                document = json.loads(self._body())
+                if self.path == "/v1/data/mm2gov/decision":
+                    self._answer(200, json.dumps({"result": {"scopes": {}, "violations": fake.repo_violations}})
+                                 .encode())
+                else:
+                    fake.inputs.append(document["input"])
+                    self._answer(200, b'{"result": {"allowed": true, "violations": []}}')
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def acme_copy(tmp_path):
+    import shutil
+
+    from tests.conftest import REPO_ROOT
+
+    shutil.copytree(REPO_ROOT / "examples" / "acme", tmp_path / "acme")
+    return tmp_path / "acme"
+
+
+def _kafka_topic(namespace: str = "payments") -> dict:
+    obj = {"kind": "KafkaTopic", "metadata": {"name": "payments.orders", "namespace": namespace}, "spec": {}}
+    return parse_review(review(kind={"kind": "KafkaTopic"}, namespace=namespace, name="payments.orders", object=obj))
+
+
+def test_unknown_namespaces_and_an_unfilled_cache_deny(acme_copy):
+    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+
+    opa = RoutingOpa([])
+    decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
+    assert decider.load_repo() and decider.readiness() == (True, "ready\n")
+    assert decider.decide(_kafka_topic()).allowed
+    assert opa.inputs[-1]["tenant"] == "payments"
+    unknown = decider.decide(_kafka_topic("nowhere"))
+    assert not unknown.allowed and "namespace 'nowhere' is unknown" in unknown.reason
+    decider.namespaces.ready = lambda: False  # type: ignore[method-assign]
+    assert "not filled yet" in decider.decide(_kafka_topic()).reason
+    assert decider.readiness()[0] is False
+    blind = AdmissionDecider(acme_copy, opa.url, None)
+    blind.load_repo()
+    assert "no namespace source" in blind.decide(_kafka_topic()).reason
+    assert blind.readiness() == (False, "not ready: no namespace source (--kubeconfig or --in-cluster): every review "
+                                        "is denied\n")
+
+
+def test_a_repo_with_high_violations_is_never_enforced(acme_copy):
+    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+
+    opa = RoutingOpa([{"rule": "prefix_overlap", "severity": "high"}, {"rule": "owner_domain", "severity": "medium"}])
+    decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
+    assert not decider.load_repo()
+    ready, text = decider.readiness()
+    assert not ready and "no good governance repo was ever loaded" in text and "prefix_overlap" in text
+    assert "/v1/data/mm2gov_repo" not in opa.data
+    denied = decider.decide(_kafka_topic())
+    assert not denied.allowed and "1 high or critical violation(s): prefix_overlap" in denied.reason
+    opa.repo_violations = [{"rule": "owner_domain", "severity": "medium"}]  # fixed: only a medium one left
+    tenant = acme_copy / "tenants" / "payments.yaml"
+    tenant.write_text(tenant.read_text() + "\n")
+    assert decider.load_repo() and decider.readiness() == (True, "ready\n")
+    assert b'"payments"' in opa.data["/v1/data/mm2gov_repo"]
+    assert decider.state.adopted == 1 and decider.state.refusals == 1
+    # a newer repo with a critical violation: the last good one stays, and /readyz says so
+    opa.repo_violations = [{"rule": "principal_wildcard", "severity": "critical"}]
+    tenant.write_text(tenant.read_text().replace("payments-platform@acme.example", "payments-team@acme.example"))
+    pushed = opa.data["/v1/data/mm2gov_repo"]
+    assert decider.load_repo()
+    assert opa.data["/v1/data/mm2gov_repo"] == pushed
+    ready, text = decider.readiness()
+    assert ready and "the newer governance repo on disk is refused" in text and "principal_wildcard" in text
+    assert decider.decide(_kafka_topic()).allowed
+    # a repo that does not load at all is refused the same way
+    tenant.write_text("name: [unclosed")
+    decider.load_repo()
+    assert "does not load" in decider.state.refused and decider.state.refusals == 3
+
+
+def test_metrics_report_the_repo_and_the_namespace_cache(acme_copy):
+    from prometheus_client import generate_latest
+
+    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+    from governance.admission.server import Metrics
+
+    opa = RoutingOpa([{"rule": "prefix_overlap", "severity": "high"}])
+    decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {}}))
+    decider.load_repo()
+    text = generate_latest(Metrics(decider).registry).decode()
+    for line in ("mm2gov_admission_repo_in_force 0.0", "mm2gov_admission_repo_refused 1.0",
+                 "mm2gov_admission_repo_refusals_total 1.0", "mm2gov_admission_namespace_cache_ready 1.0",
+                 "mm2gov_admission_namespaces 1.0"):
+        assert line in text, text
+
+
+class FakeCore:
+    """list_namespace / read_namespace of a CoreV1Api, from a dict; counts the LISTs."""
+
+    def __init__(self, namespaces: dict[str, dict]) -> None:
+        self.namespaces = namespaces
+        self.lists = 0
+
+    def list_namespace(self, **_: object):
+        self.lists += 1
+        items = [{"metadata": {"name": name, "labels": labels}} for name, labels in self.namespaces.items()]
+        return type("Answer", (), {"data": json.dumps({"metadata": {"resourceVersion": str(self.lists)},
+                                                       "items": items}).encode()})()
+
+    def read_namespace(self, name: str, **_: object):
+        from kubernetes.client.exceptions import ApiException
+
+        if name not in self.namespaces:
+            raise ApiException(status=404)
+        return type("Answer", (), {"data": json.dumps({"metadata": {"name": name,
+                                                                    "labels": self.namespaces[name]}}).encode()})()
+
+
+def test_namespace_watch_lists_again_after_an_expired_or_failed_watch():
+    from kubernetes.client.exceptions import ApiException
+
+    from governance.admission.decider import NamespaceWatch
+
+    watch = NamespaceWatch(None, max_backoff=0.01)
+    core = watch.core = FakeCore({"payments": {"mm2gov.io/tenant": "payments"}})  # type: ignore[assignment]
+    assert not watch.ready() and watch.lookup("payments") is None  # nothing before the first list
+    failures = [ApiException(status=410), OSError("reset"), ApiException(status=500)]
+
+    def stream() -> None:
+        if failures:
+            raise failures.pop(0)
+        core.namespaces["late"] = {}
+        watch.stop()
+
+    watch._stream = stream  # type: ignore[method-assign]
+    watch._run()
+    assert core.lists == 4 and watch.restarts == 3 and watch.ready()
+    assert watch.lookup("payments") == {"mm2gov.io/tenant": "payments"}
+    assert watch.resource_version == "4"
+    # a namespace the cache has not seen yet is read once, then cached; an absent one is unknown
+    assert watch.lookup("late") == {} and watch.misses == 1 and watch.lookup("late") == {} and watch.misses == 1
+    assert watch.lookup("absent") is None and watch.lookup("") is None
+
+
+@pytest.fixture
+def served(acme_copy, tmp_path):
+    """The webhook's HTTPS server in this process, with a stand-in OPA."""
+    import ssl
+
+    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+    from governance.admission.server import WebhookServer, tls_context
+    from governance.devstack.files import write_private
+    from governance.secrets.pki import issue_cert, new_ca
+
+    ca = new_ca("test CA")
+    pair = issue_cert(ca, "webhook", server=True, ip_addresses=("127.0.0.1",))
+    write_private(tmp_path / "tls.crt", pair.cert_pem())
+    write_private(tmp_path / "tls.key", pair.key_pem())
+    decider = AdmissionDecider(acme_copy, RoutingOpa([]).url, StaticNamespaces({"payments": {}}))
+    decider.load_repo()
+    server = WebhookServer(("127.0.0.1", 0), decider, tls_context(tmp_path / "tls.crt", tmp_path / "tls.key"))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = ssl.create_default_context(cadata=ca.cert_pem().decode())
+
+    def send(raw: bytes) -> bytes:
+        with socket.create_connection(("127.0.0.1", server.server_address[1])) as sock, \
+                context.wrap_socket(sock, server_hostname="127.0.0.1") as tls:
+            tls.sendall(raw)
+            answer = b""
+            while chunk := tls.recv(65536):
+                answer += chunk
+                head, _, body = answer.partition(b"\r\n\r\n")
+                length = [int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:")]
+                if length and len(body) >= length[0]:
+                    break
+            return answer
+
+    yield send
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("raw, status", [
+    (b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", b"200"),
+    (b"GET /healthz HTTP/1.1\r\nhost: x\r\nCONNECTION: close\r\n\r\n", b"200"),
+    (b"POST /validate HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\nContent-Type: application/json\r\n\r\n{}",
+     b"400"),  # a header twice: two readers could read two requests
+    (b"GET /healthz HTTP/1.1\r\nX-Folded: a\r\n continued\r\n\r\n", b"400"),
+    (b"GET /healthz HTTP/1.1\r\nBad Header : x\r\n\r\n", b"400"),
+    (b"GET /healthz HTTP/2.0\r\n\r\n", b"505"),
+    (b"GET /healthz\r\n\r\n", b"400"),
+    (b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-%d: y\r\n" % i for i in range(101)) + b"\r\n", b"431"),
+    (b"GET /healthz HTTP/1.1\r\nX: " + b"y" * 70_000 + b"\r\n\r\n", b"431"),
+])
+def test_the_server_reads_request_heads_strictly(served, raw, status):
+    assert served(raw).split(b" ", 2)[1] == status

@@ -35,7 +35,18 @@ kind := string_field("kind")
 
 name := string_field("name")
 
+namespace := string_field("namespace")
+
+# The tenant the webhook resolved: its namespace's mm2gov.io/tenant label as the
+# API server has it, or in a Strimzi namespace the repo's owner of what the
+# object is (governance/admission/review.py). Never the object's own label:
+# whoever writes an object writes its labels.
 tenant_name := string_field("tenant")
+
+# The object's own mm2gov.io/tenant label: only ever compared with tenant_name.
+label_tenant := l if {
+	l := labels["mm2gov.io/tenant"]
+} else := null
 
 old_tenant := string_field("old_tenant")
 
@@ -121,11 +132,12 @@ flows := [flow | some flow in tenant.flows]
 
 flow_id(flow) := ilib.flow_id(flow)
 
-# The prefix of a flow's own Connect group and topics on the target (acls.py).
-internal_prefix(flow) := sprintf("mm2gov.%s.", [flow_id(flow)])
+# The prefix of a flow's own Connect group and topics on the target, and the
+# user its MirrorMaker 2 logs in as: derived by mm2gov (governance/model/names.py)
+# and sent with the repo, never re-derived here.
+internal_prefix(flow) := flow.internal_prefix
 
-# The user name of a flow's MirrorMaker 2 (acls.py: User:mm2-<flow-id>).
-mm2_user(flow) := sprintf("mm2-%s", [flow_id(flow)])
+mm2_user(flow) := flow.mm2_user
 
 remote_prefixes(flow) := ilib.remote_topic_prefixes(tenant, flow)
 
@@ -194,6 +206,62 @@ admin_secrets := {[secret, alias] |
 # The names alone, so that rules look a name up instead of walking every pair.
 admin_secret_names := {secret | some [secret, _] in admin_secrets}
 
+# The clusters' CA certificates (public): every MirrorMaker 2 may trust them.
+ca_secret_names := {secret |
+	some cluster in repo_clusters
+	some field in ["ca_secret", "client_ca_secret"]
+	secret := cluster.security[field]
+	is_string(secret)
+}
+
+# The Secrets that hold a user's own credentials, by the names mm2gov derived
+# (governance/model/names.py) and sent with the repo: a principal's on every
+# cluster (tenant.names.principal_secrets, one list per principal), a flow's
+# MirrorMaker 2's on its two clusters (flow.mm2_secrets).
+user_secrets(user) := {secret |
+	some i, p in tenant.principals
+	p.name == concat("", ["User:", user])
+	some secret in tenant.names.principal_secrets[i]
+} | {secret |
+	some flow in user_flows(user)
+	some secret in flow.mm2_secrets
+}
+
+# Every credential Secret of the tenant's users.
+tenant_secret_names := {secret |
+	some secrets in tenant.names.principal_secrets
+	some secret in secrets
+} | {secret |
+	some flow in flows
+	some secret in flow.mm2_secrets
+}
+
+# ---- the cluster a KafkaUser or KafkaTopic lands on ------------------------
+
+# Strimzi's operators reconcile objects labelled strimzi.io/cluster=<their
+# Kafka cluster> in their namespace; clusters.yaml says which alias that is
+# (its strimzi section). A label naming no such cluster falls back to the
+# alias of that name.
+strimzi_label := as_string(object.get(labels, "strimzi.io/cluster", ""))
+
+object_cluster := alias if {
+	some alias, cluster in repo_clusters
+	cluster.strimzi_cluster == strimzi_label
+	cluster.strimzi_namespace == namespace
+} else := strimzi_label if {
+	repo_clusters[strimzi_label]
+} else := ""
+
+# Every cluster the label may designate, whatever the namespace: the aliases
+# whose Strimzi cluster has that name, and the alias of that name.
+label_clusters := {alias |
+	some alias, cluster in repo_clusters
+	cluster.strimzi_cluster == strimzi_label
+} | {alias |
+	repo_clusters[strimzi_label]
+	alias := strimzi_label
+}
+
 # ---- names -----------------------------------------------------------------
 
 # `name` falls under a tenant prefix, separator included: "payments" is not
@@ -202,16 +270,6 @@ inside(name, prefixes) if {
 	is_string(name)
 	strings.any_prefix_match(name, prefixes)
 }
-
-# secrets/names.py _dns_safe: how a user name appears in a secret's name.
-dns_safe(text) := safe if {
-	safe := trim(regex.replace(lower(text), `[^a-z0-9-]+`, "-"), "-")
-	safe == lower(text)
-	count(safe) <= 200
-} else := sprintf("%s-%s", [
-	substring(trim(regex.replace(lower(text), `[^a-z0-9-]+`, "-"), "-"), 0, 180),
-	substring(crypto.sha256(text), 0, 8),
-])
 
 # "a, b": a set or list as messages show it, sorted.
 text_list(items) := concat(", ", sort([sprintf("%v", [item]) | some item in items]))

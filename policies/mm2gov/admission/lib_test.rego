@@ -10,17 +10,89 @@ import data.mm2gov.lib.input_test as fx
 
 # ---- fixtures -------------------------------------------------------------
 
-repo := fx.base
+# A repo with the fields mm2gov adds for the admission rules (governance/policy/
+# input.py): per cluster its bootstrap servers as a list and its Strimzi names,
+# per tenant and flow the names of its credential Secrets. Test data: the names
+# follow one plain scheme here; mm2gov derives them in governance/model/names.py.
+with_names(r) := object.union(r, {
+	"clusters": {alias: object.union(c, {
+		"bootstrap_server_list": [c.bootstrap_servers],
+		"strimzi_cluster": alias,
+		"strimzi_namespace": sprintf("kafka-%s", [alias]),
+	}) |
+		some alias, c in r.clusters
+	},
+	"tenants": {name: named_tenant(r, tenant) | some name, tenant in r.tenants},
+})
 
+named_tenant(r, tenant) := object.union(tenant, {
+	"names": {
+		"namespace": tenant.name,
+		"principal_secrets": [user_secrets(r, substring(p.name, 5, -1)) | some p in tenant.principals],
+	},
+	"flows": [object.union(f, {"mm2_secrets": user_secrets(r, f.mm2_user)}) | some f in tenant.flows],
+})
+
+user_secrets(r, user) := sort([sprintf("%s-%s-%s", [kind, alias, user]) |
+	some kind in ["scram", "tls"]
+	some alias, _ in r.clusters
+])
+
+repo := with_names(fx.base)
+
+# A request as mm2gov's webhook sends it, with the facts it computes from the
+# object (here by test helpers that do what governance/admission/review.py does).
 request(kind, name, tenant, obj) := {
 	"operation": "CREATE",
 	"kind": kind,
 	"namespace": "kafka-cloud",
 	"name": name,
 	"tenant": tenant,
+	"tenant_from": "namespace",
 	"old_tenant": "",
 	"object": obj,
 	"patterns": {},
+	"mirror_patterns": mirror_patterns(obj),
+	"bootstrap_servers": bootstrap_servers(obj),
+	"secret_refs": secret_refs(obj),
+}
+
+# Test helpers only: the policy never splits lists or walks the spec itself.
+list_items(value) := [trim_space(item) | some item in split(value, ",")] if {
+	trim_space(value) != ""
+} else := []
+
+mirror_patterns(obj) := [mirror_items(m) | some m in obj.spec.mirrors] if {
+	is_array(obj.spec.mirrors)
+} else := []
+
+mirror_items(m) := {field: list_items(m[field]) |
+	some field in ["topicsPattern", "topicsExcludePattern", "groupsPattern", "groupsExcludePattern"]
+	is_string(m[field])
+} if {
+	is_object(m)
+} else := null
+
+bootstrap_servers(obj) := {lib.pointer(array.concat(["spec"], path)): [lower(s) | some s in list_items(value)] |
+	walk(obj.spec, [path, value])
+	count(path) > 0
+	path[count(path) - 1] == "bootstrapServers"
+	is_string(value)
+}
+
+secret_refs(obj) := [[lib.pointer(array.concat(["spec"], path)), value, how] |
+	walk(obj.spec, [path, value])
+	how := ref_kind(path)
+]
+
+ref_kind(path) := "secretName" if {
+	path[count(path) - 1] == "secretName"
+} else := path[count(path) - 2] if {
+	path[count(path) - 1] == "name"
+	path[count(path) - 2] in {"secretKeyRef", "secretRef", "nodePublishSecretRef", "secret"}
+} else := "pattern" if {
+	path[count(path) - 1] == "pattern"
+	path[count(path) - 3] in {"trustedCertificates", "tlsTrustedCertificates"}
 }
 
 # The decision on a request against `repo`.
@@ -28,9 +100,9 @@ decide(req) := d if {
 	d := admission.decision with input as req with data.mm2gov_repo as repo
 }
 
-# The decision against another repo.
+# The decision against another repo (given as the repo rules see it).
 decide_in(req, other) := d if {
-	d := admission.decision with input as req with data.mm2gov_repo as other
+	d := admission.decision with input as req with data.mm2gov_repo as with_names(other)
 }
 
 # {location, ...} of the violations of `rule`.
@@ -156,10 +228,27 @@ test_inside_needs_the_separator if {
 	not lib.inside(7, ["payments."])
 }
 
-test_dns_safe_as_secrets_names_py if {
-	lib.dns_safe("payments-app") == "payments-app"
-	lib.dns_safe("Payments_Batch") == "payments-batch-2f5f6dfb"
-	lib.dns_safe(concat("", ["a" | some _ in numbers.range(1, 201)])) == concat("", [concat("", ["a" | some _ in numbers.range(1, 180)]), "-", substring(crypto.sha256(concat("", ["a" | some _ in numbers.range(1, 201)])), 0, 8)])
+test_user_secrets_are_read_from_the_repo if {
+	lib.user_secrets("payments-app") == {"scram-cloud-payments-app", "scram-dr-payments-app", "scram-onprem-payments-app", "tls-cloud-payments-app", "tls-dr-payments-app", "tls-onprem-payments-app"} with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+	lib.user_secrets("mm2-payments-onprem-to-cloud") == {"scram-cloud-mm2-payments-onprem-to-cloud", "scram-dr-mm2-payments-onprem-to-cloud", "scram-onprem-mm2-payments-onprem-to-cloud", "tls-cloud-mm2-payments-onprem-to-cloud", "tls-dr-mm2-payments-onprem-to-cloud", "tls-onprem-mm2-payments-onprem-to-cloud"} with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+	lib.user_secrets("marketing-app") == set() with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+	count(lib.tenant_secret_names) == 12 with input as {"tenant": "payments"} with data.mm2gov_repo as repo
+	lib.ca_secret_names == {"cluster-ca"} with data.mm2gov_repo as repo
+}
+
+test_object_cluster if {
+	lib.object_cluster == "cloud" with input as {"namespace": "kafka-cloud", "object": {"metadata": {"labels": {"strimzi.io/cluster": "cloud"}}}} with data.mm2gov_repo as repo
+	lib.object_cluster == "cloud" with input as {"namespace": "elsewhere", "object": {"metadata": {"labels": {"strimzi.io/cluster": "cloud"}}}} with data.mm2gov_repo as repo
+	lib.object_cluster == "" with input as {"namespace": "kafka-cloud", "object": {"metadata": {"labels": {"strimzi.io/cluster": "my-cluster"}}}} with data.mm2gov_repo as repo
+	renamed := object.union(repo, {"clusters": {"cloud": {"strimzi_cluster": "my-cluster"}}})
+	lib.object_cluster == "cloud" with input as {"namespace": "kafka-cloud", "object": {"metadata": {"labels": {"strimzi.io/cluster": "my-cluster"}}}} with data.mm2gov_repo as renamed
+	lib.label_clusters == {"cloud"} with input as {"namespace": "x", "object": {"metadata": {"labels": {"strimzi.io/cluster": "my-cluster"}}}} with data.mm2gov_repo as renamed
+	lib.label_clusters == set() with input as {"object": {}} with data.mm2gov_repo as repo
+}
+
+test_label_tenant if {
+	lib.label_tenant == "payments" with input as {"object": {"metadata": {"labels": {"mm2gov.io/tenant": "payments"}}}}
+	lib.label_tenant == null with input as {"object": {}}
 }
 
 test_text_list_sorts if {

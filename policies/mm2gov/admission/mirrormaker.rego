@@ -5,6 +5,13 @@
 # Two shapes are read: Strimzi's kafka.strimzi.io/v1 (spec.target.alias,
 # spec.mirrors[].source.alias) and the older v1beta2 one (spec.connectCluster,
 # spec.clusters[].alias, spec.mirrors[].sourceCluster/targetCluster).
+#
+# Everything that decides where and as whom MirrorMaker 2 connects is held to
+# the flow: bootstrap servers are the declared clusters' own, authentication is
+# the flow's MM2 user with its own Secrets, every Secret the spec references
+# (authentication, trusted certificates, pod volumes, env, external
+# configuration) is the flow's or a cluster CA's, config maps take only
+# allow-listed keys, and pod overrides that redirect names or the JVM are refused.
 package mm2gov.admission.rules.mirrormaker
 
 import data.mm2gov.admission.lib
@@ -67,27 +74,39 @@ alias_refs contains [target, path, "target"] if {
 	some [_, _, target, path] in ends
 }
 
+alias_refs contains [alias, ["spec", "clusters", k, "alias"], "cluster"] if {
+	some k, cluster in lib.spec.clusters
+	is_object(cluster)
+	alias := lib.as_string(object.get(cluster, "alias", ""))
+}
+
 # declared[i] = the tenant's flows from mirror i's source to its target.
 declared := {i: flows |
 	some i, [source, _, target, _] in ends
 	flows := [flow | some flow in lib.flows; flow.source == source; flow.target == target]
 }
 
-# MM2 reads topicsPattern & co. as a comma-separated list (Kafka's LIST type,
-# trimmed around commas) and joins the items with "|"; an empty item matches
-# no real name. mm2gov's webhook analyses each item (input.patterns).
-regexes(value) := [regex |
-	some piece in split(value, ",")
-	regex := trim_space(piece)
-	regex != ""
-]
+# Every flow some mirror declares: the flows this MirrorMaker 2 may act for.
+declared_flows := {flow | some flows in declared; some flow in flows}
 
-pattern_fields := ["topicsPattern", "topicsExcludePattern", "groupsPattern"]
+pattern_fields := ["topicsPattern", "topicsExcludePattern", "groupsPattern", "groupsExcludePattern"]
 
-# items[i][field] = the items of mirror i's pattern field (none when unset).
-items := {i: {field: regexes(lib.as_string(object.get(mirror, field, ""))) | some field in pattern_fields} |
+# items[i][field] = the items of mirror i's pattern field. MM2 reads each as
+# Kafka's LIST type (split at commas, trimmed) and joins the items with "|";
+# mm2gov's webhook splits them (input.mirror_patterns), so Rego never parses a
+# list. A field set but not sent split stays one item, which has no facts and
+# is refused; an unset field has no items.
+items := {i: {field: field_items(i, mirror, field) | some field in pattern_fields} |
 	some [i, mirror] in mirrors
 }
+
+field_items(i, mirror, field) := list if {
+	list := input.mirror_patterns[i][field]
+	is_array(list)
+} else := [value] if {
+	value := mirror[field]
+	is_string(value)
+} else := []
 
 # facts[regex] = the facts of an item, for every item whose facts are
 # complete; anything else is refused (admission_mm2_pattern_refused), never
@@ -311,6 +330,28 @@ violations contains lib.violation("admission_mm2_offset_syncs_location", "high",
 	)
 }
 
+# Checkpoints and heartbeats go to topics MM2 names by cluster alias alone
+# (<source>.checkpoints.internal, heartbeats): every flow between the same
+# clusters would share them, and checkpoints carry its groups' names and
+# offsets (FIELD.md 4). mm2gov runs neither; such a connector must emit nothing.
+shared_outputs := {
+	"checkpointConnector": ["emit.checkpoints.enabled", "<source>.checkpoints.internal"],
+	"heartbeatConnector": ["emit.heartbeats.enabled", "heartbeats"],
+}
+
+violations contains lib.violation("admission_mm2_shared_internal_topics", "high", msg, path) if {
+	checked
+	some [i, mirror] in mirrors
+	some connector, [flag, topic] in shared_outputs
+	connector in object.keys(mirror)
+	not lib.is_false(object.get(connector_config(mirror, connector), flag, null))
+	path := config_path(i, connector, flag)
+	msg := sprintf(
+		"%s: mirror %d has a %s that writes %s, a topic every flow between these clusters shares (with its groups and offsets); remove the %s, or set %s: \"false\"",
+		[lib.subject, i, connector, topic, connector, flag],
+	)
+}
+
 shown(config, key, absent) := sprintf("'%v'", [config[key]]) if {
 	key in object.keys(config)
 } else := absent
@@ -351,9 +392,10 @@ violations contains lib.violation("admission_mm2_replication_policy", "high", ms
 	[source, _, target, _] := ends[i]
 	flows := declared[i]
 	count(flows) > 0
-	some connector in ["sourceConnector", "checkpointConnector"]
+	some connector in ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
 	connector in object.keys(mirror)
 	config := connector_config(mirror, connector)
+	policy_checked(connector, config)
 	class := object.get(config, "replication.policy.class", policy_classes["default"])
 	expected := {policy_classes[flow.replication_policy] | some flow in flows}
 	not class in expected
@@ -364,10 +406,16 @@ violations contains lib.violation("admission_mm2_replication_policy", "high", ms
 	)
 }
 
+# The heartbeat connector reads the policy only to name its topic: held to
+# the flow's policy when it sets one.
+policy_checked(connector, _) if connector != "heartbeatConnector"
+
+policy_checked("heartbeatConnector", config) if "replication.policy.class" in object.keys(config)
+
 violations contains lib.violation("admission_mm2_replication_policy", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
-	some connector in ["sourceConnector", "checkpointConnector"]
+	some connector in ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
 	config := connector_config(mirror, connector)
 	separator := config["replication.policy.separator"]
 	separator != "."
@@ -426,14 +474,385 @@ example_internal := sort(lib.internal_prefixes)[0] if {
 	count(lib.internal_prefixes) > 0
 } else := sprintf("mm2gov.%s-<source>-to-<target>.", [lib.tenant_name])
 
+users_text(items) := lib.text_list(items) if {
+	count(items) > 0
+} else := "none"
+
 none_text(items) := lib.text_list(items) if {
 	count(items) > 0
 } else := "none: the tenant declares no flow"
 
-# ---- credentials ------------------------------------------------------------
+# ---- connections: where and as whom -------------------------------------------
 
-# Config keys that carry credentials. config.providers.* only names providers
-# (e.g. KubernetesSecretConfigProvider), the way credentials should come in.
+# [connection, its path segments, cluster alias, the flows it may serve] of
+# every Kafka connection the spec describes, in either shape: the v1 target
+# (every declared flow), each v1 mirror's source (that mirror's flows), each
+# v1beta2 cluster (the declared flows with that alias as an end).
+connections contains [target, ["spec", "target"], v1_target, declared_flows] if {
+	target := lib.spec.target
+	is_object(target)
+}
+
+connections contains [source, ["spec", "mirrors", i, "source"], alias, {flow | some flow in declared[i]}] if {
+	some [i, mirror] in mirrors
+	source := mirror.source
+	is_object(source)
+	alias := lib.as_string(object.get(source, "alias", ""))
+}
+
+connections contains [cluster, ["spec", "clusters", k], alias, flows] if {
+	some k, cluster in lib.spec.clusters
+	is_object(cluster)
+	alias := lib.as_string(object.get(cluster, "alias", ""))
+	flows := {flow | some flow in declared_flows; alias in {flow.source, flow.target}}
+}
+
+# The bootstrap servers mm2gov's webhook read from a connection, as Kafka's
+# LIST type splits them (lower-cased host:port items); [] when unset.
+bootstrap_items(segments) := items if {
+	items := input.bootstrap_servers[lib.pointer(array.concat(segments, ["bootstrapServers"]))]
+	is_array(items)
+} else := []
+
+# A declared cluster's own bootstrap servers (clusters.yaml, split by mm2gov).
+cluster_servers(cluster) := {lower(item) | some item in cluster.bootstrap_server_list; is_string(item)}
+
+# Where MirrorMaker 2 connects: only the servers clusters.yaml gives the alias.
+# Another address (another cluster, a proxy, the same host under another
+# name) could carry the tenant's data, and its MM2 credentials, anywhere.
+violations contains lib.violation("admission_mm2_bootstrap_servers", "critical", msg, path) if {
+	checked
+	some [_, segments, alias, _] in connections
+	cluster := lib.repo_clusters[alias]
+	servers := bootstrap_items(segments)
+	own := cluster_servers(cluster)
+	foreign := [sprintf("%v", [item]) | some item in servers; not item in own]
+	problem := servers_problem(servers, foreign)
+	path := lib.pointer(array.concat(segments, ["bootstrapServers"]))
+	msg := sprintf(
+		"%s: %s connects to cluster %s %s; list only cluster %s's own bootstrap servers (%s), as clusters.yaml does",
+		[lib.subject, lib.pointer(segments), alias, problem, alias, lib.text_list(own)],
+	)
+}
+
+servers_problem(servers, foreign) := "with no bootstrapServers" if {
+	count(servers) == 0
+} else := sprintf("through %s, which clusters.yaml does not list for it", [concat(", ", foreign)]) if {
+	count(foreign) > 0
+}
+
+# A cluster that speaks TLS is reached with TLS: without `tls` Strimzi connects
+# in plain text, and SASL credentials cross the network unencrypted.
+violations contains lib.violation("admission_mm2_tls", "high", msg, path) if {
+	checked
+	some [connection, segments, alias, _] in connections
+	cluster := lib.repo_clusters[alias]
+	cluster.security.protocol in {"SSL", "SASL_SSL"}
+	not is_object(object.get(connection, "tls", null))
+	path := lib.pointer(array.concat(segments, ["tls"]))
+	msg := sprintf(
+		"%s: %s connects to cluster %s (%s) without tls; add tls.trustedCertificates: [{secretName: %v, certificate: ca.crt}]",
+		[lib.subject, lib.pointer(segments), alias, cluster.security.protocol, cluster.security.ca_secret],
+	)
+}
+
+# Whom MirrorMaker 2 trusts as the cluster: that cluster's CA, not another
+# cluster's (a server with a certificate from another CA of the estate could
+# stand in for it).
+violations contains lib.violation("admission_mm2_tls", "high", msg, path) if {
+	checked
+	some [connection, segments, alias, _] in connections
+	cluster := lib.repo_clusters[alias]
+	some i, trusted in connection.tls.trustedCertificates
+	secret := field_of(trusted, "secretName")
+	secret != null
+	secret != cluster.security.ca_secret
+	path := lib.pointer(array.concat(segments, ["tls", "trustedCertificates", i, "secretName"]))
+	msg := sprintf(
+		"%s: %s trusts secret '%v' for cluster %s, whose CA is in %v; trust the cluster's own CA",
+		[lib.subject, lib.pointer(segments), secret, alias, cluster.security.ca_secret],
+	)
+}
+
+# ---- authentication -----------------------------------------------------------
+
+# Types whose credentials mm2gov issues (SCRAM and PLAIN passwords, TLS client
+# certificates). `custom` runs any SASL module with any options, and OAuth
+# sends credentials to a token endpoint the spec names: neither is mm2gov's.
+auth_types := {"scram-sha-512", "scram-sha-256", "plain", "tls"}
+
+password_types := {"scram-sha-512", "scram-sha-256", "plain"}
+
+# [authentication, its path segments, the flows its connection serves].
+authentications contains [auth, array.concat(segments, ["authentication"]), flows] if {
+	some [connection, segments, _, flows] in connections
+	auth := connection.authentication
+	is_object(auth)
+}
+
+violations contains lib.violation("admission_mm2_authentication", "high", msg, path) if {
+	checked
+	some [connection, segments, _, _] in connections
+	not is_object(object.get(connection, "authentication", null))
+	path := lib.pointer(array.concat(segments, ["authentication"]))
+	msg := sprintf(
+		"%s: %s has no authentication, so MirrorMaker 2 connects anonymously or as its config says; authenticate as the flow's MirrorMaker 2 user: {type: scram-sha-512, username: mm2-<flow-id>, passwordSecret: {secretName: <its secret>, password: password}}",
+		[lib.subject, lib.pointer(segments)],
+	)
+}
+
+violations contains lib.violation("admission_mm2_authentication", "high", msg, path) if {
+	checked
+	some [auth, segments, _] in authentications
+	not object.get(auth, "type", null) in auth_types
+	path := lib.pointer(array.concat(segments, ["type"]))
+	msg := sprintf(
+		"%s: %s has type %v, which mm2gov does not issue credentials for (custom SASL modules and OAuth token endpoints decide themselves where credentials go); use %s",
+		[lib.subject, lib.pointer(segments), shown_value(object.get(auth, "type", null)), lib.text_list(auth_types)],
+	)
+}
+
+# The fields each type reads: an allow-list, so a field another type (or a
+# later Strimzi) reads, such as OAuth's token endpoint and secrets or custom's
+# config, cannot ride along.
+auth_fields := {
+	"scram-sha-512": {"type", "username", "passwordSecret"},
+	"scram-sha-256": {"type", "username", "passwordSecret"},
+	"plain": {"type", "username", "passwordSecret"},
+	"tls": {"type", "certificateAndKey"},
+}
+
+violations contains lib.violation("admission_mm2_authentication", "high", msg, path) if {
+	checked
+	some [auth, segments, _] in authentications
+	allowed := auth_fields[auth.type]
+	some key, _ in auth
+	not key in allowed
+	path := lib.pointer(array.concat(segments, [key]))
+	msg := sprintf(
+		"%s: %s sets %s, which authentication type %s does not take (it takes %s); remove it",
+		[lib.subject, lib.pointer(segments), key, auth.type, lib.text_list(allowed)],
+	)
+}
+
+shown_value(value) := sprintf("'%v'", [value]) if value != null
+
+shown_value(null) := "unset"
+
+# As whom: a password login names the flow's MirrorMaker 2 user (its own
+# principal on both clusters, with the ACLs mm2gov grants it), never a
+# principal of the tenant or anyone else.
+# Without any declared flow the object is refused already (admission_mm2_
+# flow_undeclared, _cluster_unknown or _object_malformed): its users and
+# Secrets are then not reported one by one as well.
+some_flow_declared if count(declared_flows) > 0
+
+violations contains lib.violation("admission_mm2_foreign_user", "high", msg, path) if {
+	checked
+	some_flow_declared
+	some [auth, segments, flows] in authentications
+	auth.type in password_types
+	user := object.get(auth, "username", null)
+	expected := {lib.mm2_user(flow) | some flow in flows}
+	not user in expected
+	path := lib.pointer(array.concat(segments, ["username"]))
+	msg := sprintf(
+		"%s: %s logs in as %s, which is not the MirrorMaker 2 user of the flow it serves (%s); log in as the flow's MirrorMaker 2 user",
+		[lib.subject, lib.pointer(segments), shown_value(user), users_text(expected)],
+	)
+}
+
+# Authentication fields that take a Secret reference ({secretName, ...}); a
+# string there is the credential itself.
+inline_credential_fields := ["password", "clientSecret", "accessToken", "refreshToken", "clientAssertion"]
+
+violations contains lib.violation("admission_mm2_inline_credentials", "critical", msg, path) if {
+	checked
+	some [auth, segments, _] in authentications
+	some key in inline_credential_fields
+	value := auth[key]
+	not is_object(value)
+	path := lib.pointer(array.concat(segments, [key]))
+	msg := sprintf(
+		"%s: %s has an inline %s; credentials may only come by Secret reference: use passwordSecret: {secretName: <secret>, password: <key>}",
+		[lib.subject, lib.pointer(segments), key],
+	)
+}
+
+violations contains lib.violation("admission_mm2_inline_credentials", "critical", msg, path) if {
+	checked
+	some [auth, segments, _] in authentications
+	auth.type in password_types
+	not is_object(object.get(auth, "passwordSecret", null))
+	path := lib.pointer(array.concat(segments, ["passwordSecret"]))
+	msg := sprintf(
+		"%s: %s uses type %s without a passwordSecret; give the password by Secret reference: passwordSecret: {secretName: <secret>, password: <key>}",
+		[lib.subject, lib.pointer(segments), auth.type],
+	)
+}
+
+# ---- Secrets -------------------------------------------------------------------
+
+# Every Secret the spec references, wherever (authentication, trusted
+# certificates, pod template volumes, env, external configuration): found by
+# mm2gov's webhook (input.secret_refs: [pointer, name, how]).
+secret_refs := [ref |
+	some ref in input.secret_refs
+	is_array(ref)
+	count(ref) == 3
+]
+
+# The Secrets this MirrorMaker 2 may use: its flows' own credentials (the names
+# mm2gov derived: flow.mm2_secrets) and the clusters' CA certificates.
+own_secrets := {secret | some flow in declared_flows; some secret in flow.mm2_secrets} | lib.ca_secret_names
+
+violations contains lib.violation("admission_mm2_admin_credentials", "critical", msg, path) if {
+	checked
+	some [path, secret, _] in secret_refs
+	secret in lib.admin_secret_names
+	some [admin, alias] in lib.admin_secrets
+	admin == secret
+	msg := sprintf(
+		"%s: %s names secret %s, which holds cluster %s's admin credentials or CA key and would bypass every ACL; use the flow's MirrorMaker 2 credentials",
+		[lib.subject, path, secret, alias],
+	)
+}
+
+# Credentials for logging in are the flow's own; a CA certificate is no password.
+flow_secrets := {secret | some flow in declared_flows; some secret in flow.mm2_secrets}
+
+usable(path) := flow_secrets if {
+	contains(path, "/authentication/")
+} else := own_secrets
+
+violations contains lib.violation("admission_mm2_foreign_secret", "critical", msg, path) if {
+	checked
+	some_flow_declared
+	some [path, secret, how] in secret_refs
+	how != "pattern"
+	not secret in usable(path)
+	not secret in lib.admin_secret_names
+	msg := sprintf(
+		"%s: %s names secret '%v', which is not one of the flow's MirrorMaker 2 Secrets it may use there (%s); a MirrorMaker 2 may only log in with, mount or reference its own flow's Secrets (and trust the clusters' CAs)",
+		[lib.subject, path, secret, users_text(usable(path))],
+	)
+}
+
+violations contains lib.violation("admission_mm2_foreign_secret", "critical", msg, path) if {
+	checked
+	some [path, pattern, "pattern"] in secret_refs
+	msg := sprintf(
+		"%s: %s trusts every Secret matching '%v', which can be any Secret of the namespace; name the cluster's CA Secret (secretName) instead",
+		[lib.subject, path, pattern],
+	)
+}
+
+# ---- config maps -----------------------------------------------------------------
+
+# [config map, its path segments, role] of every `config` Strimzi hands to Kafka
+# clients, the Connect worker or a connector. Listed, not found by walk():
+# walking the whole spec on every review cost most of the decision's time.
+config_maps contains [config, ["spec", "target", "config"], "worker"] if {
+	config := lib.spec.target.config
+	is_object(config)
+}
+
+config_maps contains [config, ["spec", "mirrors", i, "source", "config"], "client"] if {
+	some i, mirror in lib.spec.mirrors
+	config := mirror.source.config
+	is_object(config)
+}
+
+config_maps contains [config, ["spec", "mirrors", i, part, "config"], "connector"] if {
+	some i, mirror in lib.spec.mirrors
+	some part in ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
+	config := mirror[part].config
+	is_object(config)
+}
+
+config_maps contains [config, ["spec", "clusters", i, "config"], "worker"] if {
+	some i, cluster in lib.spec.clusters
+	config := cluster.config
+	is_object(config)
+}
+
+# The keys each kind of config map may set: an allow-list, because the keys
+# that change where or as whom a client connects are many and open-ended
+# (bootstrap.servers, security.protocol, sasl.*, ssl.*, client overrides such
+# as source.consumer.*, producer.override.*, config providers, filter and
+# policy classes, ...). Timeouts, replication factors and MM2's own switches
+# change neither.
+client_keys := {
+	"request.timeout.ms", "default.api.timeout.ms", "retry.backoff.ms", "retry.backoff.max.ms",
+	"reconnect.backoff.ms", "reconnect.backoff.max.ms", "metadata.max.age.ms", "connections.max.idle.ms",
+	"socket.connection.setup.timeout.ms", "socket.connection.setup.timeout.max.ms",
+}
+
+allowed_keys := {
+	"client": client_keys,
+	"worker": (client_keys | {
+		"config.storage.replication.factor", "offset.storage.replication.factor", "status.storage.replication.factor",
+		"offset.storage.partitions", "status.storage.partitions", "offset.flush.interval.ms", "offset.flush.timeout.ms",
+		"task.shutdown.graceful.timeout.ms", "scheduled.rebalance.max.delay.ms", "exactly.once.source.support",
+		"connector.client.config.override.policy",
+	}),
+	"connector": {
+		"replication.policy.class", "replication.policy.separator", "replication.factor",
+		"offset-syncs.topic.replication.factor", "checkpoints.topic.replication.factor",
+		"heartbeats.topic.replication.factor", "sync.topic.acls.enabled", "sync.topic.configs.enabled",
+		"sync.topic.configs.interval.seconds", "refresh.topics.enabled", "refresh.topics.interval.seconds",
+		"refresh.groups.enabled", "refresh.groups.interval.seconds", "emit.offset-syncs.enabled",
+		"offset-syncs.topic.location", "offset.lag.max", "emit.checkpoints.enabled",
+		"emit.checkpoints.interval.seconds", "sync.group.offsets.enabled", "sync.group.offsets.interval.seconds",
+		"emit.heartbeats.enabled", "emit.heartbeats.interval.seconds", "heartbeats.replication.enabled",
+		"consumer.poll.timeout.ms", "admin.timeout.ms", "exactly.once.support", "tasks.max",
+		"add.source.alias.to.metrics", "use.incremental.alter.configs",
+	},
+}
+
+# Reported by admission_mm2_filter_override instead.
+reported_elsewhere(key, "connector") if controlled_key(key)
+
+violations contains lib.violation("admission_mm2_config_key", "high", msg, path) if {
+	checked
+	some [config, segments, role] in config_maps
+	some key, _ in config
+	not key in allowed_keys[role]
+	not reported_elsewhere(key, role)
+	path := lib.pointer(array.concat(segments, [key]))
+	msg := sprintf(
+		"%s: %s sets %s, which mm2gov does not allow in a %s config: keys outside its allow-list can change where or as whom MirrorMaker 2 connects (bootstrap.servers, security.*, sasl.*, ssl.*, client overrides, config providers, classes); remove it (the spec's clusters, authentication and tls set those)",
+		[lib.subject, lib.pointer(segments), key, role],
+	)
+}
+
+# Allowed keys take plain values: no config provider reference (which reads a
+# file, an environment variable or a Secret at run time), no nested value, and
+# no client override other than "None".
+violations contains lib.violation("admission_mm2_config_value", "high", msg, path) if {
+	checked
+	some [config, segments, role] in config_maps
+	some key, value in config
+	key in allowed_keys[role]
+	problem := value_problem(key, value)
+	path := lib.pointer(array.concat(segments, [key]))
+	msg := sprintf("%s: %s key %s %s", [lib.subject, lib.pointer(segments), key, problem])
+}
+
+value_problem(key, value) := "has a list or object value; give it a plain string, number or boolean" if {
+	not is_string(value)
+	not is_number(value)
+	not is_boolean(value)
+} else := "is a config provider reference (${...}), which reads files, environment or Secrets at run time; give the value itself" if {
+	contains(sprintf("%v", [value]), "${")
+} else := "is not None: with another policy, connectors may override their clients' connection settings; set it to None or remove it" if {
+	key == "connector.client.config.override.policy"
+	not value in override_none
+}
+
+override_none := {"None", "org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy"}
+
+# Config keys that carry credentials. config.providers.* only names providers.
 sensitive_key(key) if {
 	is_string(key)
 	lowered := lower(key)
@@ -448,7 +867,8 @@ reference(value) if {
 }
 
 # A credential value that holds no secret material: a reference, nothing, or a
-# JAAS line whose secret options are all references.
+# JAAS line whose secret options are all references. (The key is refused by
+# admission_mm2_config_key anyway; a literal is reported as critical.)
 credential_ok(_, value) if value == null
 
 credential_ok(_, "")
@@ -467,110 +887,97 @@ credential_ok(key, value) if {
 	}
 }
 
-# [config map, its path segments under spec] of every `config` Strimzi hands to Kafka
-# clients or connectors. Listed, not found by walk(): walking the whole spec on every
-# review cost most of the decision's time.
-config_maps contains [config, ["target", "config"]] if {
-	config := lib.spec.target.config
-	is_object(config)
-}
-
-config_maps contains [config, ["mirrors", i, part, "config"]] if {
-	some i, mirror in lib.spec.mirrors
-	some part in ["source", "sourceConnector", "checkpointConnector", "heartbeatConnector"]
-	config := mirror[part].config
-	is_object(config)
-}
-
-config_maps contains [config, ["clusters", i, "config"]] if {
-	some i, cluster in lib.spec.clusters
-	config := cluster.config
-	is_object(config)
-}
-
 violations contains lib.violation("admission_mm2_inline_credentials", "critical", msg, path) if {
 	checked
-	some [config, segments] in config_maps
+	some [config, segments, _] in config_maps
 	some key, value in config
 	sensitive_key(key)
 	not credential_ok(key, value)
-	path := lib.pointer(array.concat(array.concat(["spec"], segments), [key]))
+	path := lib.pointer(array.concat(segments, [key]))
 	msg := sprintf(
-		"%s: %s sets %s to a literal value (not shown); credentials may only come from a Secret: use a config provider reference such as ${secrets:<namespace>/<secret>:<key>}, or the authentication's passwordSecret",
-		[lib.subject, lib.pointer(array.concat(["spec"], segments)), key],
+		"%s: %s sets %s to a literal value (not shown); credentials never belong in config: use the authentication's passwordSecret",
+		[lib.subject, lib.pointer(segments), key],
 	)
 }
 
-# [authentication block, its path segments] of every cluster connection.
-authentications contains [auth, ["target", "authentication"]] if {
-	auth := lib.spec.target.authentication
-	is_object(auth)
-}
+# ---- pod overrides --------------------------------------------------------------
 
-authentications contains [auth, ["mirrors", i, "source", "authentication"]] if {
-	some i, mirror in lib.spec.mirrors
-	auth := mirror.source.authentication
-	is_object(auth)
-}
+pod := p if {
+	p := lib.spec.template.pod
+	is_object(p)
+} else := {}
 
-authentications contains [auth, ["clusters", i, "authentication"]] if {
-	some i, cluster in lib.spec.clusters
-	auth := cluster.authentication
-	is_object(auth)
-}
-
-# Authentication fields that take a Secret reference ({secretName, ...}); a
-# string there is the credential itself.
-inline_credential_fields := ["password", "clientSecret", "accessToken", "refreshToken", "clientAssertion"]
-
-violations contains lib.violation("admission_mm2_inline_credentials", "critical", msg, path) if {
+# hostAliases and DNS servers decide what a bootstrap host name resolves to:
+# the servers clusters.yaml names could be someone else's.
+violations contains lib.violation("admission_mm2_pod_override", "high", msg, "spec/template/pod/hostAliases") if {
 	checked
-	some [auth, segments] in authentications
-	some key in inline_credential_fields
-	value := auth[key]
-	not is_object(value)
-	path := lib.pointer(array.concat(array.concat(["spec"], segments), [key]))
+	aliases := pod.hostAliases
+	aliases != []
+	msg := sprintf("%s: spec.template.pod.hostAliases maps host names to other addresses, so the bootstrap servers may resolve elsewhere; remove it", [lib.subject])
+}
+
+violations contains lib.violation("admission_mm2_pod_override", "high", msg, path) if {
+	checked
+	some field in ["nameservers", "searches"]
+	value := pod.dnsConfig[field]
+	value != []
+	path := lib.pointer(["spec", "template", "pod", "dnsConfig", field])
+	msg := sprintf("%s: spec.template.pod.dnsConfig.%s changes how host names resolve, so the bootstrap servers may resolve elsewhere; remove it", [lib.subject, field])
+}
+
+violations contains lib.violation("admission_mm2_pod_override", "high", msg, "spec/template/pod/dnsPolicy") if {
+	checked
+	pod.dnsPolicy == "None"
+	msg := sprintf("%s: spec.template.pod.dnsPolicy None takes name resolution from the spec, so the bootstrap servers may resolve elsewhere; use the cluster's DNS", [lib.subject])
+}
+
+# [env list, its path segments] of every container the spec may add variables to.
+env_lists contains [env, ["spec", "template", container, "env"]] if {
+	some container, settings in lib.spec.template
+	env := settings.env
+	is_array(env)
+}
+
+env_lists contains [env, ["spec", "externalConfiguration", "env"]] if {
+	env := lib.spec.externalConfiguration.env
+	is_array(env)
+}
+
+# Variables the JVM, Kafka's scripts or Strimzi's read to configure the process:
+# JAVA_TOOL_OPTIONS alone can point the JAAS login at another file.
+reserved_env(name) if regex.match(`^(KAFKA_|STRIMZI_|JAVA_|JDK_|_JAVA|LD_|OTEL_|CLASSPATH$)`, upper(name))
+
+violations contains lib.violation("admission_mm2_pod_override", "high", msg, path) if {
+	checked
+	some [env, segments] in env_lists
+	some i, variable in env
+	name := lib.as_string(field_of(variable, "name"))
+	reserved_env(name)
+	path := lib.pointer(array.concat(segments, [i, "name"]))
 	msg := sprintf(
-		"%s: %s has an inline %s; credentials may only come by Secret reference: use passwordSecret: {secretName: <secret>, password: <key>}",
-		[lib.subject, lib.pointer(array.concat(["spec"], segments)), key],
+		"%s: environment variable %s configures the JVM, Kafka or Strimzi (JAVA_*, JDK_*, KAFKA_*, STRIMZI_*, LD_*, OTEL_*, CLASSPATH) and can change where or as whom MirrorMaker 2 connects; remove it",
+		[lib.subject, name],
 	)
 }
 
-violations contains lib.violation("admission_mm2_inline_credentials", "critical", msg, path) if {
+# Java system properties that are plainly about the network stack and nothing
+# else; others (java.security.*, javax.net.ssl.*, JAAS, Kafka's own) change TLS,
+# logins or connections.
+allowed_system_properties := {"java.net.preferIPv4Stack", "java.net.preferIPv6Addresses", "networkaddress.cache.ttl", "networkaddress.cache.negative.ttl", "user.timezone", "file.encoding"}
+
+violations contains lib.violation("admission_mm2_pod_override", "high", msg, path) if {
 	checked
-	some [auth, segments] in authentications
-	auth.type in {"scram-sha-256", "scram-sha-512", "plain"}
-	not is_object(object.get(auth, "passwordSecret", null))
-	path := lib.pointer(array.concat(array.concat(["spec"], segments), ["passwordSecret"]))
+	some i, property in lib.spec.jvmOptions.javaSystemProperties
+	name := field_of(property, "name")
+	not name in allowed_system_properties
+	path := lib.pointer(["spec", "jvmOptions", "javaSystemProperties", i, "name"])
 	msg := sprintf(
-		"%s: %s uses type %s without a passwordSecret; give the password by Secret reference: passwordSecret: {secretName: <secret>, password: <key>}",
-		[lib.subject, lib.pointer(array.concat(["spec"], segments)), auth.type],
+		"%s: Java system property %v may change TLS, logins or connections; mm2gov allows only %s",
+		[lib.subject, shown_value(name), lib.text_list(allowed_system_properties)],
 	)
 }
 
-violations contains lib.violation("admission_mm2_foreign_user", "high", msg, path) if {
-	checked
-	some [auth, segments] in authentications
-	user := auth.username
-	not user in lib.tenant_users
-	path := lib.pointer(array.concat(array.concat(["spec"], segments), ["username"]))
-	msg := sprintf(
-		"%s: %s logs in as '%v', which is not a user of tenant %s (%s); log in as the flow's MirrorMaker 2 user mm2-<flow-id>",
-		[lib.subject, lib.pointer(array.concat(["spec"], segments)), user, lib.tenant_name, none_text(lib.tenant_users)],
-	)
-}
+# A field of what should be an object; null when it is not one or lacks it.
+field_of(value, key) := value[key] if is_object(value)
 
-violations contains lib.violation("admission_mm2_admin_credentials", "critical", msg, path) if {
-	checked
-	some [auth, segments] in authentications
-	some field in ["passwordSecret", "certificateAndKey"]
-	secret := auth[field].secretName
-	secret in lib.admin_secret_names
-	some [admin, alias] in lib.admin_secrets
-	admin == secret
-	path := lib.pointer(array.concat(array.concat(["spec"], segments), [field, "secretName"]))
-	msg := sprintf(
-		"%s: %s uses secret %s, which holds cluster %s's admin credentials or CA key and would bypass every ACL; use the flow's MirrorMaker 2 credentials (scram-<cluster>-mm2-<flow-id>)",
-		[lib.subject, lib.pointer(array.concat(["spec"], segments)), secret, alias],
-	)
-}
+else := null

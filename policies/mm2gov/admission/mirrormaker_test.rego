@@ -13,9 +13,12 @@ auth(alias) := {
 
 internal := "mm2gov.payments-onprem-to-cloud."
 
+tls := {"trustedCertificates": [{"secretName": "cluster-ca", "certificate": "ca.crt"}]}
+
 target := {
 	"alias": "cloud",
 	"bootstrapServers": "cloud:9093",
+	"tls": tls,
 	"authentication": auth("cloud"),
 	"groupId": concat("", [internal, "connect"]),
 	"configStorageTopic": concat("", [internal, "configs"]),
@@ -25,7 +28,7 @@ target := {
 }
 
 mirror := {
-	"source": {"alias": "onprem", "bootstrapServers": "onprem:9093", "authentication": auth("onprem")},
+	"source": {"alias": "onprem", "bootstrapServers": "onprem:9093", "tls": tls, "authentication": auth("onprem")},
 	"sourceConnector": {"tasksMax": 1, "config": {
 		"replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
 		"sync.topic.acls.enabled": "false",
@@ -87,7 +90,7 @@ test_delete_skips_content if {
 
 test_unknown_tenant_checks_nothing_else if {
 	d := t.decide(object.union(with_mirror({"topicsPattern": ".*"}), {"tenant": "nobody"}))
-	t.rules(d) == {"admission_tenant_unknown"}
+	t.rules(d) == {"admission_tenant_unknown", "admission_tenant_label_mismatch"}
 }
 
 # ---- patterns ---------------------------------------------------------------------
@@ -127,13 +130,15 @@ test_topics_outside_scope_fires if {
 	t.message(d, "admission_mm2_topics_outside_scope") == `KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 topicsPattern regex 'marketing\..*' can match topic names starting with 'marketing.', outside tenant payments's topic prefixes [payments.]; anchor it at one of them, e.g. 'payments\..*'`
 }
 
+nothing := {"regex": "", "case_insensitive": false, "alternatives": [{"literal_prefix": "", "exact": true}]}
+
 test_every_comma_item_is_checked if {
 	both := {
 		"regex": "pay.*|payments\\.x",
 		"case_insensitive": false,
 		"alternatives": [{"literal_prefix": "pay", "exact": false}, {"literal_prefix": "", "exact": false}, {"literal_prefix": "payments.x", "exact": true}],
 	}
-	d := decide_mirror({"topicsPattern": "payments\\.orders.*, pay.*|payments\\.x ,"}, {"pay.*|payments\\.x": both})
+	d := decide_mirror({"topicsPattern": "payments\\.orders.*, pay.*|payments\\.x ,"}, {"pay.*|payments\\.x": both, "": nothing})
 	t.rules(d) == {"admission_mm2_topics_outside_scope"}
 	contains(t.message(d, "admission_mm2_topics_outside_scope"), "starting with 'pay' or any text, outside")
 }
@@ -145,8 +150,25 @@ test_exact_alternatives_inside_pass if {
 	d.allowed
 }
 
+# Kafka's LIST type reads " , " as two empty items: MM2 then matches only the
+# empty name, which no topic has.
+test_empty_items_match_nothing if {
+	decide_mirror({"topicsPattern": " , "}, {"": nothing}).allowed
+	d := decide_mirror({"topicsPattern": " , "}, {})
+	t.rules(d) == {"admission_mm2_pattern_refused"}
+}
+
+# A pattern field that is set but was not sent split is one item without facts.
+test_unsplit_field_is_refused if {
+	two := req({}, {"topicsPattern": "payments\\.orders.*,payments\\.refunds"}, {"payments\\.refunds": t.facts("payments\\.refunds", "payments.refunds")})
+	t.decide(two).allowed
+	d := t.decide(object.union(two, {"mirror_patterns": [{}]}))
+	t.rules(d) == {"admission_mm2_pattern_refused"}
+	t.hits(d, "admission_mm2_pattern_refused") == {"spec/mirrors/0/topicsPattern"}
+}
+
 test_missing_topics_pattern_fires if {
-	every absent in [{"topicsPattern": ""}, {"topicsPattern": " , "}, {"topicsPattern": 7}] {
+	every absent in [{"topicsPattern": ""}, {"topicsPattern": 7}] {
 		d := decide_mirror(absent, {})
 		t.rules(d) == {"admission_mm2_topics_outside_scope"}
 		contains(t.message(d, "admission_mm2_topics_outside_scope"), "mirror 0 has no topicsPattern, so MirrorMaker 2 uses its default '.*'")
@@ -182,7 +204,7 @@ test_missing_groups_pattern_without_checkpoints_pass if {
 }
 
 test_missing_groups_pattern_with_checkpoints_fires if {
-	no_groups := object.union(object.remove(mirror, ["groupsPattern"]), {"checkpointConnector": {"config": {}}})
+	no_groups := object.union(object.remove(mirror, ["groupsPattern"]), {"checkpointConnector": {"config": {"emit.checkpoints.enabled": "false"}}})
 	d := t.decide(req({"mirrors": [no_groups]}, {}, {}))
 	t.rules(d) == {"admission_mm2_groups_outside_scope"}
 	contains(t.message(d, "admission_mm2_groups_outside_scope"), "mirror 0 has no groupsPattern")
@@ -216,7 +238,7 @@ test_mirror_without_source_alias_fires if {
 }
 
 test_undeclared_flow_fires if {
-	d := t.decide(req({"target": {"alias": "dr"}}, {}, {}))
+	d := t.decide(req({"target": {"alias": "dr", "bootstrapServers": "dr:9093"}}, {}, {}))
 	t.rules(d) == {"admission_mm2_flow_undeclared"}
 	t.hits(d, "admission_mm2_flow_undeclared") == {"spec/mirrors/0"}
 	t.message(d, "admission_mm2_flow_undeclared") == "KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 replicates onprem -> dr, which is not a flow of tenant payments (its flows: onprem -> cloud); declare the flow in tenants/payments.yaml first, or mirror one of its flows"
@@ -338,7 +360,8 @@ test_connect_names_without_flows if {
 
 # ---- credentials ---------------------------------------------------------------------
 
-test_config_references_pass if {
+# References are not literal credentials, but none of these keys is allowed.
+test_config_references_are_refused_as_keys if {
 	config := {
 		"config.providers": "secrets",
 		"config.providers.secrets.class": "io.strimzi.kafka.KubernetesSecretConfigProvider",
@@ -348,7 +371,9 @@ test_config_references_pass if {
 		"ssl.keystore.password": "",
 		"sasl.jaas.config": `org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="${dir:/opt/secrets/s:password}";`,
 	}
-	t.decide(req({"target": {"config": config}}, {}, {})).allowed
+	d := t.decide(req({"target": {"config": config}}, {}, {}))
+	t.rules(d) == {"admission_mm2_config_key"}
+	count(t.hits(d, "admission_mm2_config_key")) == 7
 }
 
 test_literal_config_credentials_fire if {
@@ -360,7 +385,8 @@ test_literal_config_credentials_fire if {
 		"client.secret": "s3cr3t",
 	}
 	d := t.decide(with_mirror({"source": {"config": config}}))
-	t.rules(d) == {"admission_mm2_inline_credentials"}
+	t.rules(d) == {"admission_mm2_inline_credentials", "admission_mm2_config_key"}
+	t.hits(d, "admission_mm2_config_key") == t.hits(d, "admission_mm2_inline_credentials")
 	t.hits(d, "admission_mm2_inline_credentials") == {
 		"spec/mirrors/0/source/config/ssl.truststore.password",
 		"spec/mirrors/0/source/config/sasl.jaas.config",
@@ -369,7 +395,6 @@ test_literal_config_credentials_fire if {
 		"spec/mirrors/0/source/config/client.secret",
 	}
 	every v in d.violations {
-		v.severity == "critical"
 		not contains(v.message, "hunter2")
 		not contains(v.message, "changeit")
 	}
@@ -383,8 +408,25 @@ test_literal_connector_credentials_fire if {
 
 test_inline_authentication_password_fires if {
 	d := t.decide(req({"target": {"authentication": {"password": "hunter2"}}}, {}, {}))
-	t.rules(d) == {"admission_mm2_inline_credentials"}
+	t.rules(d) == {"admission_mm2_inline_credentials", "admission_mm2_authentication"}
 	t.hits(d, "admission_mm2_inline_credentials") == {"spec/target/authentication/password"}
+	t.hits(d, "admission_mm2_authentication") == {"spec/target/authentication/password"}
+}
+
+# Each type takes its own fields only: OAuth's secrets and token endpoint cannot ride along.
+test_fields_of_another_type_fire if {
+	oauth := {"accessToken": {"secretName": "scram-cloud-mm2-payments-onprem-to-cloud", "key": "k"}, "tokenEndpointUri": "https://x"}
+	d := t.decide(req({"target": {"authentication": oauth}}, {}, {}))
+	t.rules(d) == {"admission_mm2_authentication"}
+	t.hits(d, "admission_mm2_authentication") == {"spec/target/authentication/accessToken", "spec/target/authentication/tokenEndpointUri"}
+	some v in d.violations
+	v.message == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target/authentication sets tokenEndpointUri, which authentication type scram-sha-512 does not take (it takes passwordSecret, type, username); remove it"
+}
+
+# A CA certificate is no password.
+test_ca_as_password_fires if {
+	d := t.decide(with_mirror({"source": {"authentication": {"passwordSecret": {"secretName": "cluster-ca", "password": "ca.password"}}}}))
+	t.hits(d, "admission_mm2_foreign_secret") == {"spec/mirrors/0/source/authentication/passwordSecret/secretName"}
 }
 
 test_scram_without_password_secret_fires if {
@@ -396,15 +438,17 @@ test_scram_without_password_secret_fires if {
 }
 
 test_tls_authentication_pass if {
-	tls := {"type": "tls", "certificateAndKey": {"secretName": "tls-cloud-mm2-payments-onprem-to-cloud", "certificate": "user.crt", "key": "user.key"}}
-	t.decide(req({"target": {"authentication": tls}}, {}, {})).allowed
+	tls_auth := {"type": "tls", "certificateAndKey": {"secretName": "tls-cloud-mm2-payments-onprem-to-cloud", "certificate": "user.crt", "key": "user.key"}}
+	t.decide(spec_req(object.union(object.remove(good_spec, ["target"]), {"target": object.union(object.remove(target, ["authentication"]), {"authentication": tls_auth})}))).allowed
 }
 
 test_foreign_user_fires if {
 	d := t.decide(with_mirror({"source": {"authentication": {"username": "marketing-app"}}}))
 	t.rules(d) == {"admission_mm2_foreign_user"}
 	t.hits(d, "admission_mm2_foreign_user") == {"spec/mirrors/0/source/authentication/username"}
-	t.message(d, "admission_mm2_foreign_user") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/mirrors/0/source/authentication logs in as 'marketing-app', which is not a user of tenant payments (mm2-payments-onprem-to-cloud, payments-app); log in as the flow's MirrorMaker 2 user mm2-<flow-id>"
+	t.message(d, "admission_mm2_foreign_user") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/mirrors/0/source/authentication logs in as 'marketing-app', which is not the MirrorMaker 2 user of the flow it serves (mm2-payments-onprem-to-cloud); log in as the flow's MirrorMaker 2 user"
+	d2 := t.decide(with_mirror({"source": {"authentication": {"username": "payments-app"}}}))
+	t.rules(d2) == {"admission_mm2_foreign_user"}
 }
 
 test_admin_credentials_fire if {
@@ -419,7 +463,7 @@ test_admin_credentials_fire if {
 
 # ---- v1beta2 shape -----------------------------------------------------------------
 
-legacy_cluster(alias) := {"alias": alias, "bootstrapServers": sprintf("%s:9093", [alias]), "authentication": auth(alias)}
+legacy_cluster(alias) := {"alias": alias, "bootstrapServers": sprintf("%s:9093", [alias]), "tls": tls, "authentication": auth(alias)}
 
 legacy_spec := {
 	"replicas": 1,
@@ -496,4 +540,238 @@ test_malformed_mirrors_fire if {
 	d2 := t.decide(req({"mirrors": [mirror, "x"]}, {}, {}))
 	t.rules(d2) == {"admission_object_malformed"}
 	t.hits(d2, "admission_object_malformed") == {"spec/mirrors/1"}
+}
+
+# ---- where: bootstrap servers and TLS ------------------------------------------------
+
+test_bootstrap_servers_of_the_cluster_pass if {
+	t.decide(req({"target": {"bootstrapServers": " CLOUD:9093 "}}, {}, {})).allowed
+}
+
+test_foreign_bootstrap_servers_fire if {
+	d := t.decide(req({"target": {"bootstrapServers": "cloud:9093,evil.example:9093"}}, {}, {}))
+	t.rules(d) == {"admission_mm2_bootstrap_servers"}
+	t.hits(d, "admission_mm2_bootstrap_servers") == {"spec/target/bootstrapServers"}
+	d.violations[0].severity == "critical"
+	t.message(d, "admission_mm2_bootstrap_servers") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target connects to cluster cloud through evil.example:9093, which clusters.yaml does not list for it; list only cluster cloud's own bootstrap servers (cloud:9093), as clusters.yaml does"
+	other := t.decide(with_mirror({"source": {"bootstrapServers": "cloud:9093"}}))
+	t.hits(other, "admission_mm2_bootstrap_servers") == {"spec/mirrors/0/source/bootstrapServers"}
+}
+
+test_missing_bootstrap_servers_fire if {
+	no_servers := object.union(target, {"bootstrapServers": 7})
+	d := t.decide(spec_req(object.union(good_spec, {"target": no_servers})))
+	t.rules(d) == {"admission_mm2_bootstrap_servers"}
+	contains(t.message(d, "admission_mm2_bootstrap_servers"), "connects to cluster cloud with no bootstrapServers")
+}
+
+# The servers the webhook sent count, never a list the policy would split itself.
+test_bootstrap_servers_come_from_the_webhook if {
+	d := t.decide(object.union(with_mirror({}), {"bootstrap_servers": {"spec/target/bootstrapServers": ["x:1"]}}))
+	t.hits(d, "admission_mm2_bootstrap_servers") == {"spec/target/bootstrapServers"}
+	d2 := t.decide(object.union(with_mirror({}), {"bootstrap_servers": {"spec/mirrors/0/source/bootstrapServers": "onprem:9093"}}))
+	t.hits(d2, "admission_mm2_bootstrap_servers") == {"spec/mirrors/0/source/bootstrapServers"}
+}
+
+test_legacy_cluster_bootstrap_checked if {
+	bad := object.union(legacy_spec, {"clusters": [object.union(legacy_cluster("onprem"), {"bootstrapServers": "cloud:9093"}), legacy_spec.clusters[1]]})
+	d := t.decide(legacy_req(bad))
+	t.hits(d, "admission_mm2_bootstrap_servers") == {"spec/clusters/0/bootstrapServers"}
+	extra := object.union(legacy_spec, {"clusters": array.concat(legacy_spec.clusters, [legacy_cluster("elsewhere")])})
+	t.hits(t.decide(legacy_req(extra)), "admission_mm2_cluster_unknown") == {"spec/clusters/2/alias"}
+}
+
+test_missing_tls_fires if {
+	d := t.decide(spec_req(object.union(object.remove(good_spec, ["target"]), {"target": object.remove(target, ["tls"])})))
+	t.rules(d) == {"admission_mm2_tls"}
+	t.hits(d, "admission_mm2_tls") == {"spec/target/tls"}
+	t.message(d, "admission_mm2_tls") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target connects to cluster cloud (SASL_SSL) without tls; add tls.trustedCertificates: [{secretName: cluster-ca, certificate: ca.crt}]"
+}
+
+# ---- as whom: authentication --------------------------------------------------------
+
+test_missing_authentication_fires if {
+	d := t.decide(spec_req(object.union(object.remove(good_spec, ["target"]), {"target": object.remove(target, ["authentication"])})))
+	t.rules(d) == {"admission_mm2_authentication"}
+	t.hits(d, "admission_mm2_authentication") == {"spec/target/authentication"}
+	contains(t.message(d, "admission_mm2_authentication"), "has no authentication, so MirrorMaker 2 connects anonymously")
+}
+
+test_custom_and_oauth_authentication_fire if {
+	every type in ["custom", "oauth", "scram-sha-1"] {
+		d := t.decide(req({"target": {"authentication": {"type": type}}}, {}, {}))
+		t.hits(d, "admission_mm2_authentication") == {"spec/target/authentication/type"}
+	}
+	custom := {"type": "custom", "sasl": true, "config": {"sasl.mechanism": "PLAIN"}}
+	d := t.decide(spec_req(object.union(object.remove(good_spec, ["target"]), {"target": object.union(object.remove(target, ["authentication"]), {"authentication": custom})})))
+	t.hits(d, "admission_mm2_authentication") == {"spec/target/authentication/type"}
+	contains(t.message(d, "admission_mm2_authentication"), "has type 'custom', which mm2gov does not issue credentials for")
+	untyped := object.union(object.remove(target, ["authentication"]), {"authentication": object.remove(auth("cloud"), ["type"])})
+	d2 := t.decide(spec_req(object.union(object.remove(good_spec, ["target"]), {"target": untyped})))
+	contains(t.message(d2, "admission_mm2_authentication"), "has type unset")
+}
+
+test_plain_and_scram_256_pass if {
+	t.decide(req({"target": {"authentication": {"type": "plain"}}}, {}, {})).allowed
+	t.decide(req({"target": {"authentication": {"type": "scram-sha-256"}}}, {}, {})).allowed
+}
+
+test_missing_username_fires if {
+	no_user := object.union(object.remove(target, ["authentication"]), {"authentication": object.remove(auth("cloud"), ["username"])})
+	d := t.decide(spec_req(object.union(object.remove(good_spec, ["target"]), {"target": no_user})))
+	t.rules(d) == {"admission_mm2_foreign_user"}
+	contains(t.message(d, "admission_mm2_foreign_user"), "logs in as unset")
+}
+
+# ---- Secrets -----------------------------------------------------------------------------
+
+test_foreign_password_secret_fires if {
+	d := t.decide(with_mirror({"source": {"authentication": {"passwordSecret": {"secretName": "scram-onprem-payments-app"}}}}))
+	t.rules(d) == {"admission_mm2_foreign_secret"}
+	t.hits(d, "admission_mm2_foreign_secret") == {"spec/mirrors/0/source/authentication/passwordSecret/secretName"}
+	d.violations[0].severity == "critical"
+	startswith(t.message(d, "admission_mm2_foreign_secret"), "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/mirrors/0/source/authentication/passwordSecret/secretName names secret 'scram-onprem-payments-app', which is not one of the flow's MirrorMaker 2 Secrets it may use there (scram-cloud-mm2-payments-onprem-to-cloud")
+}
+
+test_tls_certificate_of_another_user_fires if {
+	tls_auth := {"type": "tls", "certificateAndKey": {"secretName": "tls-cloud-mm2-marketing-cloud-to-onprem", "certificate": "user.crt", "key": "user.key"}}
+	d := t.decide(req({"target": {"authentication": tls_auth}}, {}, {}))
+	t.hits(d, "admission_mm2_foreign_secret") == {"spec/target/authentication/certificateAndKey/secretName"}
+}
+
+test_trusted_certificates_checked if {
+	trusted := {"trustedCertificates": [{"secretName": "scram-cloud-payments-app", "certificate": "password"}, {"pattern": "*", "certificate": "ca.crt"}]}
+	d := t.decide(req({"target": {"tls": trusted}}, {}, {}))
+	t.rules(d) == {"admission_mm2_foreign_secret", "admission_mm2_tls"}
+	t.hits(d, "admission_mm2_tls") == {"spec/target/tls/trustedCertificates/0/secretName"}
+	t.hits(d, "admission_mm2_foreign_secret") == {"spec/target/tls/trustedCertificates/0/secretName", "spec/target/tls/trustedCertificates/1/pattern"}
+	some v in d.violations
+	v.message == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target/tls/trustedCertificates/1/pattern trusts every Secret matching '*', which can be any Secret of the namespace; name the cluster's CA Secret (secretName) instead"
+}
+
+template := {
+	"pod": {"volumes": [
+		{"name": "own", "secret": {"secretName": "scram-cloud-mm2-payments-onprem-to-cloud"}},
+		{"name": "theirs", "secret": {"secretName": "scram-cloud-marketing-app"}},
+		{"name": "projected", "projected": {"sources": [{"secret": {"name": "cluster-admin"}}]}},
+		{"name": "csi", "csi": {"driver": "x", "nodePublishSecretRef": {"name": "scram-onprem-marketing-app"}}},
+	]},
+	"connectContainer": {"env": [
+		{"name": "PASSWORD", "valueFrom": {"secretKeyRef": {"name": "scram-cloud-payments-app", "key": "password"}}},
+		{"name": "OWN", "valueFrom": {"secretKeyRef": {"name": "scram-onprem-mm2-payments-onprem-to-cloud", "key": "password"}}},
+	]},
+}
+
+test_template_secrets_checked if {
+	d := t.decide(req({"template": template}, {}, {}))
+	t.rules(d) == {"admission_mm2_foreign_secret", "admission_mm2_admin_credentials"}
+	t.hits(d, "admission_mm2_foreign_secret") == {
+		"spec/template/pod/volumes/1/secret/secretName",
+		"spec/template/pod/volumes/3/csi/nodePublishSecretRef/name",
+		"spec/template/connectContainer/env/0/valueFrom/secretKeyRef/name",
+	}
+	t.hits(d, "admission_mm2_admin_credentials") == {"spec/template/pod/volumes/2/projected/sources/0/secret/name"}
+	some v in d.violations
+	v.message == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/template/pod/volumes/2/projected/sources/0/secret/name names secret cluster-admin, which holds cluster cloud's admin credentials or CA key and would bypass every ACL; use the flow's MirrorMaker 2 credentials"
+}
+
+test_external_configuration_checked if {
+	external := {"externalConfiguration": {
+		"env": [{"name": "X", "valueFrom": {"secretKeyRef": {"name": "scram-cloud-marketing-app", "key": "password"}}}],
+		"volumes": [{"name": "v", "secret": {"secretName": "tls-cloud-payments-app"}}],
+	}}
+	d := t.decide(req(external, {}, {}))
+	t.hits(d, "admission_mm2_foreign_secret") == {"spec/externalConfiguration/env/0/valueFrom/secretKeyRef/name", "spec/externalConfiguration/volumes/0/secret/secretName"}
+}
+
+# Secret references come from the webhook (it finds them wherever they are).
+test_secret_refs_come_from_the_webhook if {
+	d := t.decide(object.union(with_mirror({}), {"secret_refs": [["spec/anywhere/secretName", "scram-cloud-marketing-app", "secretName"], "garbage", [1, 2]]}))
+	t.hits(d, "admission_mm2_foreign_secret") == {"spec/anywhere/secretName"}
+}
+
+# ---- config maps ----------------------------------------------------------------------
+
+test_allowed_config_keys_pass if {
+	worker := {"config.storage.replication.factor": 3, "offset.flush.interval.ms": "10000", "connector.client.config.override.policy": "None", "request.timeout.ms": 30000}
+	connector_config := object.union(mirror.sourceConnector.config, {"replication.factor": 3, "sync.topic.configs.enabled": true, "offset.lag.max": 100})
+	t.decide(req({"target": {"config": worker}}, {"sourceConnector": {"config": connector_config}, "source": {"config": {"metadata.max.age.ms": 1000}}}, {})).allowed
+}
+
+test_connection_changing_keys_fire if {
+	keys := {
+		"bootstrap.servers": "evil:9093", "source.consumer.bootstrap.servers": "evil:9093", "source.admin.sasl.mechanism": "PLAIN",
+		"target.producer.security.protocol": "PLAINTEXT", "producer.override.bootstrap.servers": "evil:9093",
+		"consumer.override.sasl.jaas.config": "${secrets:x/y:z}", "admin.override.ssl.truststore.location": "/x",
+		"security.protocol": "PLAINTEXT", "ssl.endpoint.identification.algorithm": "", "config.providers": "env",
+		"connector.client.config.override.policy": "All", "key.converter": "x",
+	}
+	d := t.decide(with_mirror({"sourceConnector": {"config": object.union(mirror.sourceConnector.config, keys)}}))
+	t.rules(d) == {"admission_mm2_config_key"}
+	count(t.hits(d, "admission_mm2_config_key")) == count(keys)
+	some v in d.violations
+	contains(v.message, "mm2gov does not allow in a connector config")
+	d2 := t.decide(req({"target": {"config": {"bootstrap.servers": "evil:9093", "replication.policy.class": "x"}}}, {}, {}))
+	t.hits(d2, "admission_mm2_config_key") == {"spec/target/config/bootstrap.servers", "spec/target/config/replication.policy.class"}
+	d3 := t.decide(with_mirror({"source": {"config": {"replication.factor": 3}}}))
+	t.hits(d3, "admission_mm2_config_key") == {"spec/mirrors/0/source/config/replication.factor"}
+}
+
+test_config_values_checked if {
+	d := t.decide(req({"target": {"config": {"connector.client.config.override.policy": "All", "request.timeout.ms": "${env:TIMEOUT}", "retry.backoff.ms": [1]}}}, {}, {}))
+	t.rules(d) == {"admission_mm2_config_value"}
+	t.hits(d, "admission_mm2_config_value") == {"spec/target/config/connector.client.config.override.policy", "spec/target/config/request.timeout.ms", "spec/target/config/retry.backoff.ms"}
+	some v in d.violations
+	v.message == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target/config key connector.client.config.override.policy is not None: with another policy, connectors may override their clients' connection settings; set it to None or remove it"
+	t.decide(req({"target": {"config": {"connector.client.config.override.policy": "org.apache.kafka.connect.connector.policy.NoneConnectorClientConfigOverridePolicy"}}}, {}, {})).allowed
+}
+
+test_heartbeat_connector_policy_checked if {
+	t.decide(with_mirror({"heartbeatConnector": {"config": {"emit.heartbeats.enabled": false}}})).allowed
+	d := t.decide(with_mirror({"heartbeatConnector": {"config": {"replication.policy.class": "com.example.Custom"}}}))
+	t.hits(d, "admission_mm2_replication_policy") == {"spec/mirrors/0/heartbeatConnector/config/replication.policy.class"}
+}
+
+# ---- pod overrides ---------------------------------------------------------------------
+
+test_name_resolution_overrides_fire if {
+	pod := {"hostAliases": [{"ip": "10.0.0.1", "hostnames": ["cloud"]}], "dnsPolicy": "None", "dnsConfig": {"nameservers": ["10.0.0.53"], "searches": [], "options": [{"name": "ndots", "value": "1"}]}}
+	d := t.decide(req({"template": {"pod": pod}}, {}, {}))
+	t.rules(d) == {"admission_mm2_pod_override"}
+	t.hits(d, "admission_mm2_pod_override") == {"spec/template/pod/hostAliases", "spec/template/pod/dnsPolicy", "spec/template/pod/dnsConfig/nameservers"}
+	t.decide(req({"template": {"pod": {"hostAliases": [], "dnsPolicy": "ClusterFirst", "dnsConfig": {"options": []}}}}, {}, {})).allowed
+}
+
+test_process_environment_overrides_fire if {
+	env := [{"name": "JAVA_TOOL_OPTIONS", "value": "-Djava.security.auth.login.config=/tmp/x"}, {"name": "kafka_opts", "value": "x"}, {"name": "TZ", "value": "UTC"}, "garbage"]
+	d := t.decide(req({"template": {"connectContainer": {"env": env}}, "externalConfiguration": {"env": [{"name": "CLASSPATH", "value": "/x"}]}}, {}, {}))
+	t.rules(d) == {"admission_mm2_pod_override"}
+	t.hits(d, "admission_mm2_pod_override") == {"spec/template/connectContainer/env/0/name", "spec/template/connectContainer/env/1/name", "spec/externalConfiguration/env/0/name"}
+}
+
+test_system_properties_checked if {
+	properties := [{"name": "java.net.preferIPv4Stack", "value": "true"}, {"name": "javax.net.ssl.trustStore", "value": "/x"}, "garbage"]
+	d := t.decide(req({"jvmOptions": {"javaSystemProperties": properties}}, {}, {}))
+	t.rules(d) == {"admission_mm2_pod_override"}
+	t.hits(d, "admission_mm2_pod_override") == {"spec/jvmOptions/javaSystemProperties/1/name", "spec/jvmOptions/javaSystemProperties/2/name"}
+	some v in d.violations
+	contains(v.message, "Java system property unset may change")
+}
+
+test_another_clusters_ca_fires if {
+	other := object.union(fx.base, {"clusters": {"onprem": {"security": {"ca_secret": "onprem-ca"}}}})
+	d := t.decide_in(with_mirror({}), other)
+	t.rules(d) == {"admission_mm2_tls"}
+	t.hits(d, "admission_mm2_tls") == {"spec/mirrors/0/source/tls/trustedCertificates/0/secretName"}
+	t.message(d, "admission_mm2_tls") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/mirrors/0/source trusts secret 'cluster-ca' for cluster onprem, whose CA is in onprem-ca; trust the cluster's own CA"
+	t.decide(req({"target": {"tls": {"trustedCertificates": [{"pattern": "*"}]}}}, {}, {})).allowed == false
+}
+
+test_shared_internal_topics_fire if {
+	d := t.decide(with_mirror({"checkpointConnector": {"config": {"sync.group.offsets.enabled": "true"}}, "heartbeatConnector": {}}))
+	t.rules(d) == {"admission_mm2_shared_internal_topics"}
+	t.hits(d, "admission_mm2_shared_internal_topics") == {"spec/mirrors/0/checkpointConnector/config/emit.checkpoints.enabled", "spec/mirrors/0/heartbeatConnector/config/emit.heartbeats.enabled"}
+	some v in d.violations
+	v.message == `KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 has a heartbeatConnector that writes heartbeats, a topic every flow between these clusters shares (with its groups and offsets); remove the heartbeatConnector, or set emit.heartbeats.enabled: "false"`
+	t.decide(with_mirror({"checkpointConnector": {"config": {"emit.checkpoints.enabled": false}}})).allowed
 }

@@ -8,8 +8,14 @@ import data.mm2gov.admission.lib
 checked if {
 	lib.kind == "Secret"
 	lib.content_checked
-	lib.tenant
+	owned
 }
+
+# A tenant's Secret, or a cluster CA certificate (which belongs to no tenant,
+# and is held to the same type and annotation rules).
+owned if lib.tenant
+
+owned if lib.cluster_ca_secret
 
 secret_type := object.get(lib.obj, "type", "Opaque")
 
@@ -24,48 +30,43 @@ violations contains lib.violation("admission_secret_type", "high", msg, "type") 
 	)
 }
 
-# mm2gov names credentials `scram-<cluster>-<user>` (secrets/names.py) and
-# `tls-<cluster>-<user>`; cluster aliases and users may contain "-", so the
-# name is matched against the known aliases rather than split.
-convention := prefix if {
+# mm2gov names credentials `scram-<cluster>-<user>` and `tls-<cluster>-<user>`
+# (governance/model/names.py, with an encoding that gives two users never one
+# name). The names are read from the repo document, never derived here: a
+# Secret that follows the convention must be one of its tenant's own.
+convention if {
 	some prefix in ["scram-", "tls-"]
 	startswith(lib.name, prefix)
 }
 
-rest := substring(lib.name, count(convention), -1)
-
-# [alias, user part] for every alias the name can start with.
-splits := [[alias, substring(rest, count(alias) + 1, -1)] |
-	some alias, _ in lib.repo_clusters
-	startswith(rest, concat("", [alias, "-"]))
-]
-
-tenant_user_names := {lib.dns_safe(u) | some u in lib.tenant_users}
-
-violations contains lib.violation("admission_secret_cluster_unknown", "high", msg, "metadata/name") if {
-	checked
-	count(splits) == 0
-	msg := sprintf(
-		"%s follows mm2gov's %s<cluster>-<user> naming but names no cluster of clusters.yaml (%s); fix the name, or add the cluster to clusters.yaml first",
-		[lib.subject, convention, lib.text_list(object.keys(lib.repo_clusters))],
-	)
-}
-
 violations contains lib.violation("admission_secret_user_not_tenant", "high", msg, "metadata/name") if {
 	checked
-	count(splits) > 0
-	every split in splits {
-		not split[1] in tenant_user_names
-	}
+	convention
+	not lib.name in lib.tenant_secret_names
 	msg := sprintf(
-		"%s holds credentials of user '%s' on cluster %s, which is not a user of tenant %s (%s); a tenant holds only its own users' credentials: label it with the user's tenant, or fix the name",
-		[lib.subject, splits[0][1], splits[0][0], lib.tenant_name, user_names_text],
+		"%s is named like an mm2gov credential but is not one of tenant %s's (%s); %s",
+		[lib.subject, lib.tenant_name, owner_text, fix_text],
 	)
 }
 
-user_names_text := lib.text_list(tenant_user_names) if {
-	count(tenant_user_names) > 0
-} else := "none"
+# Who does own it, looked up only for a Secret its tenant does not own.
+owners := {name |
+	some name, other in data.mm2gov_repo.tenants
+	some secrets in other.names.principal_secrets
+	lib.name in secrets
+} | {name |
+	some name, other in data.mm2gov_repo.tenants
+	some flow in other.flows
+	lib.name in flow.mm2_secrets
+}
+
+owner_text := sprintf("it holds a credential of tenant %s", [lib.text_list(owners)]) if {
+	count(owners) > 0
+} else := "no user of the governance repo has a credential of that name"
+
+fix_text := "a tenant holds only its own users' credentials: create it in its owner's namespace" if {
+	count(owners) > 0
+} else := "fix the name (mm2gov writes it: mm2gov secrets issue), or add the user to the repo first"
 
 # A cluster's admin credentials or CA key never belong to a tenant.
 violations contains lib.violation("admission_secret_cluster_credentials", "critical", msg, "metadata/name") if {
@@ -76,6 +77,24 @@ violations contains lib.violation("admission_secret_cluster_credentials", "criti
 	msg := sprintf(
 		"%s is cluster %s's admin credentials or CA key, which no tenant may hold; remove the mm2gov.io/tenant label (and keep it out of tenant %s's namespace)",
 		[lib.subject, alias, lib.tenant_name],
+	)
+}
+
+# A Secret named like a cluster's CA certificate holds what mm2gov puts in
+# one, public keys only: a copy of the CA's private key (or any other key)
+# in a namespace tenants read would be exposed, and workloads that trust the
+# CA Secret would trust what its writer chose.
+ca_public_keys := {"ca.crt", "ca.p12", "ca.password"}
+
+violations contains lib.violation("admission_secret_ca_private", "high", msg, "metadata/name") if {
+	checked
+	lib.name in lib.ca_secret_names
+	keys := {key | some key in object.get(lib.obj, "keys", [])}
+	extra := keys - ca_public_keys
+	count(extra) > 0
+	msg := sprintf(
+		"%s is named like a cluster CA certificate, but holds %s besides %s; a CA Secret holds public keys only: remove them, or give the Secret another name",
+		[lib.subject, lib.text_list(extra), lib.text_list(ca_public_keys)],
 	)
 }
 

@@ -1,5 +1,6 @@
 package mm2gov.admission.rules.secrets_test
 
+import data.mm2gov.admission
 import data.mm2gov.admission.lib_test as t
 import data.mm2gov.lib.input_test as fx
 
@@ -41,34 +42,31 @@ test_other_tenants_user_fires if {
 	d := decide("payments", "scram-cloud-marketing-app", {})
 	t.rules(d) == {"admission_secret_user_not_tenant"}
 	t.hits(d, "admission_secret_user_not_tenant") == {"metadata/name"}
-	t.message(d, "admission_secret_user_not_tenant") == "Secret scram-cloud-marketing-app holds credentials of user 'marketing-app' on cluster cloud, which is not a user of tenant payments (mm2-payments-onprem-to-cloud, payments-app); a tenant holds only its own users' credentials: label it with the user's tenant, or fix the name"
+	t.message(d, "admission_secret_user_not_tenant") == "Secret scram-cloud-marketing-app is named like an mm2gov credential but is not one of tenant payments's (it holds a credential of tenant marketing); a tenant holds only its own users' credentials: create it in its owner's namespace"
+	d2 := decide("payments", "tls-onprem-mm2-marketing-cloud-to-onprem", {})
+	contains(t.message(d2, "admission_secret_user_not_tenant"), "it holds a credential of tenant marketing")
 }
 
-test_unknown_cluster_fires if {
-	d := decide("payments", "tls-elsewhere-payments-app", {})
-	t.rules(d) == {"admission_secret_cluster_unknown"}
-	t.message(d, "admission_secret_cluster_unknown") == "Secret tls-elsewhere-payments-app follows mm2gov's tls-<cluster>-<user> naming but names no cluster of clusters.yaml (cloud, dr, onprem); fix the name, or add the cluster to clusters.yaml first"
+# Names are the repo's, never split or derived here: a name of no user is refused.
+test_unknown_credential_name_fires if {
+	every name in ["tls-elsewhere-payments-app", "scram-cloud-payments-app-x", "scram-cloud-Payments-App", "tls-"] {
+		d := decide("payments", name, {})
+		t.rules(d) == {"admission_secret_user_not_tenant"}
+		contains(t.message(d, "admission_secret_user_not_tenant"), "no user of the governance repo has a credential of that name); fix the name")
+	}
 }
 
-# "onprem-dr-..." starts with two aliases: either split may name the user.
-test_dashed_aliases_and_users if {
-	dashed := object.union(fx.base, {"clusters": {"onprem-dr": fx.clusters.dr}})
-	req := t.request("Secret", "scram-onprem-dr-mm2-payments-onprem-to-cloud", "payments", secret("scram-onprem-dr-mm2-payments-onprem-to-cloud", {}))
-	t.decide_in(req, dashed).allowed
-	other := t.request("Secret", "scram-onprem-dr-marketing-app", "payments", secret("scram-onprem-dr-marketing-app", {}))
-	t.rules(t.decide_in(other, dashed)) == {"admission_secret_user_not_tenant"}
-}
-
-test_dns_safe_user_names if {
-	odd := object.union(fx.base, {"tenants": {"payments": {"principals": [{"name": "User:Payments_Batch", "access": ["read"]}]}}})
-	req := t.request("Secret", "scram-cloud-payments-batch-2f5f6dfb", "payments", secret("scram-cloud-payments-batch-2f5f6dfb", {}))
-	t.decide_in(req, odd).allowed
+# Whatever scheme mm2gov's names follow, the repo's names are what count.
+test_names_from_the_repo if {
+	odd := object.union(t.repo, {"tenants": {"payments": {"names": {"principal_secrets": [["scram-cloud-payments.hdeadbeef"]]}}}})
+	req := t.request("Secret", "scram-cloud-payments.hdeadbeef", "payments", secret("scram-cloud-payments.hdeadbeef", {}))
+	admission.decision.allowed with input as req with data.mm2gov_repo as odd
 }
 
 test_tenant_without_users if {
 	empty := object.union(fx.base, {"tenants": {"payments": {"principals": [], "flows": []}}})
 	req := t.request("Secret", "scram-cloud-payments-app", "payments", secret("scram-cloud-payments-app", {}))
-	contains(t.message(t.decide_in(req, empty), "admission_secret_user_not_tenant"), "not a user of tenant payments (none)")
+	t.rules(t.decide_in(req, empty)) == {"admission_secret_user_not_tenant"}
 }
 
 test_cluster_credentials_fire if {
@@ -126,4 +124,21 @@ test_ca_secret_with_a_private_key_or_an_unknown_name_needs_a_tenant if {
 	t.rules(t.decide(t.request("Secret", "someone-ca", "", unknown))) == {"admission_tenant_missing"}
 	no_keys := secret("cluster-ca", object.union(ca_labels, {"keys": "ca.crt"}))
 	t.rules(t.decide(t.request("Secret", "cluster-ca", "", no_keys))) == {"admission_tenant_missing"}
+}
+
+test_ca_secret_with_private_keys_fires if {
+	public := secret("cluster-ca", object.union(ca_labels, {"keys": ["ca.crt", "ca.p12", "ca.password"]}))
+	t.decide(t.request("Secret", "cluster-ca", "payments", public)).allowed
+	leaked := secret("cluster-ca", object.union(ca_labels, {"keys": ["ca.crt", "ca.key"]}))
+	d := t.decide(t.request("Secret", "cluster-ca", "payments", leaked))
+	t.rules(d) == {"admission_secret_ca_private"}
+	t.message(d, "admission_secret_ca_private") == "Secret cluster-ca is named like a cluster CA certificate, but holds ca.key besides ca.crt, ca.p12, ca.password; a CA Secret holds public keys only: remove them, or give the Secret another name"
+}
+
+# A CA certificate Secret needs no tenant, but it is no token or key holder.
+test_cluster_ca_secret_of_another_type_fires if {
+	token := secret("cluster-ca", object.union(ca_labels, {"keys": ["ca.crt"], "type": "kubernetes.io/service-account-token"}))
+	t.rules(t.decide(t.request("Secret", "cluster-ca", "", token))) == {"admission_secret_type"}
+	noted := secret("cluster-ca", object.union(ca_labels, {"keys": ["ca.crt"], "metadata": {"annotations": {"note": "-----BEGIN PRIVATE KEY-----"}}}))
+	t.rules(t.decide(t.request("Secret", "cluster-ca", "", noted))) == {"admission_secret_annotation"}
 }

@@ -12,10 +12,11 @@ test_resolved_tenant_pass if {
 test_tenant_missing_fires if {
 	d := t.decide(t.request("KafkaTopic", "payments.orders", "", {"metadata": {"name": "payments.orders"}}))
 	t.rules(d) == {"admission_tenant_missing"}
-	t.hits(d, "admission_tenant_missing") == {"metadata/labels"}
+	t.hits(d, "admission_tenant_missing") == {"metadata/namespace"}
 	d.violations[0].severity == "high"
 	d.violations[0].tenant == ""
-	t.message(d, "admission_tenant_missing") == "KafkaTopic payments.orders in namespace kafka-cloud has no tenant: neither the object nor its namespace carries the label mm2gov.io/tenant; label the namespace or the object mm2gov.io/tenant=<tenant>"
+	startswith(t.message(d, "admission_tenant_missing"), "KafkaTopic payments.orders in namespace kafka-cloud has no tenant: the namespace carries no mm2gov.io/tenant label")
+	contains(t.message(d, "admission_tenant_missing"), "the object's own label does not count")
 }
 
 test_tenant_unknown_fires if {
@@ -84,4 +85,29 @@ test_missing_object_fires if {
 	d := t.decide(t.request("KafkaTopic", "payments.orders", "payments", null))
 	t.rules(d) == {"admission_input_invalid"}
 	contains(t.message(d, "admission_input_invalid"), "carries no object")
+}
+
+# The object's label never chooses the tenant: one that names another tenant
+# than the webhook resolved (from the namespace) is refused.
+test_label_of_another_tenant_fires if {
+	labelled := {"metadata": {"name": "payments.orders", "labels": {"mm2gov.io/tenant": "payments"}}}
+	d := t.decide(t.request("KafkaTopic", "payments.orders", "marketing", labelled))
+	"admission_tenant_label_mismatch" in t.rules(d)
+	t.hits(d, "admission_tenant_label_mismatch") == {"metadata/labels/mm2gov.io~1tenant"}
+	t.message(d, "admission_tenant_label_mismatch") == "KafkaTopic payments.orders is labelled mm2gov.io/tenant=payments, but it belongs to tenant marketing (by its namespace's label); a label cannot move an object to another tenant: set the label to marketing or remove it, or create the object in the other tenant's namespace"
+	owner := object.union(t.request("KafkaTopic", "payments.orders", "marketing", labelled), {"tenant_from": "owner"})
+	contains(t.message(t.decide(owner), "admission_tenant_label_mismatch"), "(as the governance repo's owner of what it names)")
+	t.decide(t.request("KafkaTopic", "payments.orders", "payments", labelled)).allowed
+	deleted := object.union(t.request("KafkaTopic", "payments.orders", "marketing", labelled), {"operation": "DELETE"})
+	t.decide(deleted).allowed
+}
+
+# Facts the webhook computes must be there: without them nothing would be refused.
+test_missing_facts_fire if {
+	mm2 := object.remove(t.request("KafkaMirrorMaker2", "x", "payments", {"spec": {}}), ["secret_refs", "mirror_patterns"])
+	d := t.decide(mm2)
+	count([v | some v in d.violations; v.rule == "admission_input_invalid"]) == 2
+	user := object.union(t.request("KafkaUser", "payments-app", "payments", {"spec": {}}), {"secret_refs": {}})
+	t.rules(t.decide(user)) == {"admission_input_invalid"}
+	contains(t.message(t.decide(user), "admission_input_invalid"), "lacks the secret_refs")
 }

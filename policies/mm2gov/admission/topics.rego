@@ -18,14 +18,14 @@ topic := [name, "spec/topicName"] if {
 	name != ""
 } else := [lib.name, "metadata/name"]
 
-# The Strimzi cluster label names the cluster. Without it, or when it names no
-# alias of clusters.yaml (a Strimzi cluster named apart from its alias), any
-# of the tenant's flows may have brought the topic.
-cluster := lib.as_string(object.get(lib.labels, "strimzi.io/cluster", ""))
+# The cluster: the alias whose Strimzi cluster the strimzi.io/cluster label
+# names in this namespace (clusters.yaml's strimzi section), else the alias of
+# that name. Without one, any of the tenant's flows may have brought the topic.
+cluster := lib.object_cluster
 
 into_cluster(flow) if flow.target == cluster
 
-into_cluster(_) if not lib.repo_clusters[cluster]
+into_cluster(_) if cluster == ""
 
 allowed := {p | some p in lib.tenant.topic_prefixes} | {p |
 	some flow in lib.flows
@@ -44,5 +44,5 @@ violations contains lib.violation("admission_topic_outside_scope", "high", msg, 
 }
 
 cluster_text := sprintf(" on cluster %s", [cluster]) if {
-	lib.repo_clusters[cluster]
+	cluster != ""
 } else := ""

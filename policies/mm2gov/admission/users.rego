@@ -218,6 +218,24 @@ permitted_text(ops) := lib.text_list(ops) if {
 	count(ops) > 0
 } else := "nothing: mm2gov grants it no such ACL"
 
+# The password a KafkaUser gets (spec.authentication.password.valueFrom.
+# secretKeyRef), like any Secret its spec names, is the user's own: one of
+# the names mm2gov derived for this user (tenant.names.principal_secrets,
+# flow.mm2_secrets). Another Secret would set this user's password to
+# another user's, or to an admin's.
+own_secrets := lib.user_secrets(user)
+
+violations contains lib.violation("admission_user_secret", "critical", msg, path) if {
+	checked
+	some ref in input.secret_refs
+	[path, secret, _] := ref
+	not secret in own_secrets
+	msg := sprintf(
+		"%s: %s names secret '%v', which is not one of user %s's own credential Secrets (%s); take the password from the user's own Secret",
+		[lib.subject, path, secret, user, users_text(own_secrets)],
+	)
+}
+
 # ---- shape ----------------------------------------------------------------------
 
 violations contains lib.violation("admission_object_malformed", "high", msg, "spec/authorization") if {

@@ -150,7 +150,6 @@ test_unknown_user_of_tenant_without_users if {
 test_mm2_user_as_acls_py_pass if {
 	internal := "mm2gov.payments-onprem-to-cloud."
 	d := mm2([
-		cluster_describe,
 		topic("payments.", ["Read", "Describe", "DescribeConfigs"]),
 		group("payments-", ["Describe"]),
 		topic("onprem.payments.", ["Create", "Write", "Alter", "AlterConfigs", "Describe", "DescribeConfigs"]),
@@ -158,6 +157,13 @@ test_mm2_user_as_acls_py_pass if {
 		group(internal, ["Read", "Describe"]),
 	])
 	d == {"allowed": true, "violations": []}
+}
+
+# DESCRIBE on the cluster lists every tenant's ACLs and SCRAM users (FIELD.md 12).
+test_mm2_user_cluster_describe_fires if {
+	d := mm2([cluster_describe])
+	t.rules(d) == {"admission_user_acl_operation"}
+	contains(t.message(d, "admission_user_acl_operation"), "allows Describe on the cluster")
 }
 
 test_mm2_user_beyond_fires if {
@@ -187,4 +193,39 @@ test_malformed_acls_fire if {
 	t.hits(d2, "admission_object_malformed") == {"spec/authorization/acls/1", "spec/authorization/acls/2"}
 	d3 := t.decide(t.request("KafkaUser", "payments-app", "payments", {"spec": {"authorization": "superuser"}}))
 	t.hits(d3, "admission_object_malformed") == {"spec/authorization"}
+}
+
+# ---- the password Secret ---------------------------------------------------------
+
+password(secret) := {"type": "scram-sha-512", "password": {"valueFrom": {"secretKeyRef": {"name": secret, "key": "password"}}}}
+
+with_password(tenant, name, secret) := t.decide(t.request("KafkaUser", name, tenant, object.union(
+	user_object(name, [topic("payments.", ["Read"])]),
+	{"spec": {"authentication": password(secret)}},
+)))
+
+test_own_password_secret_pass if {
+	with_password("payments", "payments-app", "scram-cloud-payments-app").allowed
+	mm2_user := t.decide(t.request("KafkaUser", "mm2-payments-onprem-to-cloud", "payments", object.union(
+		user_object("mm2-payments-onprem-to-cloud", []),
+		{"spec": {"authentication": password("scram-onprem-mm2-payments-onprem-to-cloud")}},
+	)))
+	mm2_user.allowed
+}
+
+test_password_of_another_user_fires if {
+	every secret in ["scram-cloud-payments-analytics", "scram-cloud-marketing-app", "cluster-admin", "scram-cloud-mm2-payments-onprem-to-cloud"] {
+		d := with_password("payments", "payments-app", secret)
+		"admission_user_secret" in t.rules(d)
+		t.hits(d, "admission_user_secret") == {"spec/authentication/password/valueFrom/secretKeyRef/name"}
+	}
+	d := with_password("payments", "payments-app", "scram-cloud-marketing-app")
+	t.message(d, "admission_user_secret") == "KafkaUser payments-app: spec/authentication/password/valueFrom/secretKeyRef/name names secret 'scram-cloud-marketing-app', which is not one of user payments-app's own credential Secrets (scram-cloud-payments-app, scram-dr-payments-app, scram-onprem-payments-app, tls-cloud-payments-app, tls-dr-payments-app, tls-onprem-payments-app); take the password from the user's own Secret"
+	d.violations[0].severity == "critical"
+}
+
+test_unknown_user_has_no_secrets if {
+	d := with_password("payments", "payments-batch", "scram-cloud-payments-batch")
+	t.rules(d) == {"admission_user_unknown", "admission_user_secret"}
+	contains(t.message(d, "admission_user_secret"), "own credential Secrets (none)")
 }
