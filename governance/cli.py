@@ -500,9 +500,9 @@ def admission() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0 in a pod).")
 @click.option("--port", default=8443, show_default=True, type=click.IntRange(0, 65535), help="0 picks a free port.")
 @click.option("--kubeconfig", envvar="KUBECONFIG", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Read namespace labels (mm2gov.io/tenant) from this cluster; in a pod the service account "
-                   "is used when --in-cluster is given.")
-@click.option("--in-cluster", is_flag=True, help="Use the pod's service account to read namespace labels.")
+              help="Watch Namespaces (their mm2gov.io/tenant label decides every review's tenant) in this "
+                   "cluster. One of --kubeconfig or --in-cluster is required.")
+@click.option("--in-cluster", is_flag=True, help="Watch Namespaces with the pod's service account.")
 @click.option("--reload-interval", default=2.0, show_default=True, type=click.FloatRange(0.2, 3600),
               help="Seconds between checks of REPO on disk; a change is pushed to OPA.")
 @opa_url_option
@@ -520,6 +520,9 @@ def admission_serve(repo: Path, tls_cert: Path, tls_key: Path, host: str, port: 
     from governance.policy.bundle import builtin_modules
     from governance.policy.opa import OpaEngine
 
+    if kubeconfig is None and not in_cluster:  # without namespaces every review would be denied
+        raise click.UsageError("admission serve needs the API server's Namespaces (the tenant of a review is "
+                               "its namespace's mm2gov.io/tenant label): give --kubeconfig or --in-cluster")
     load_inventory(repo)  # an invalid repo at start is exit 2, before anything listens
     labels = None
     if kubeconfig is not None or in_cluster:
