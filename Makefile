@@ -15,7 +15,7 @@ python-env: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
 components:
@@ -23,9 +23,11 @@ components:
 
 lint: python-env
 	$(BIN)/ruff check governance spark_audit tests bench
+	$(BIN)/lint-imports
 
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
+	$(BIN)/lint-imports
 	$(BIN)/pytest
 
 test-unit: python-env

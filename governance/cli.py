@@ -574,7 +574,10 @@ def audit(repo: Path, out: Path, formats: str, fail_on: str, spark_master: str, 
     findings at or above --fail-on, 3 when a cluster or table could not be collected (the
     report then says PARTIAL and is never clean)."""
     from governance.secrets.store import DirSecretStore
+    from spark_audit import require_pyspark
     from spark_audit.catalog import SEVERITIES
+
+    require_pyspark()  # an install without the `audit` extra: exit 3 with the pip line
     from spark_audit.job import AuditOptions, run_audit
 
     wanted = frozenset(f.strip() for f in formats.split(",") if f.strip())
@@ -628,6 +631,24 @@ def import_legacy(legacy: Path, tenant: str, out: Path | None) -> None:
     (out / "clusters.yaml").write_text(clusters)
     (out / "tenants" / f"{tenant}.yaml").write_text(tenant_yaml)
     click.echo(f"wrote {out / 'clusters.yaml'} and {out / 'tenants' / (tenant + '.yaml')}")
+
+
+# -- doctor ----------------------------------------------------------------------------------
+
+
+@cli.command()
+@format_option
+def doctor(output_format: str) -> None:
+    """List the external tools mm2gov runs (opa, Java, the Kafka client, pyspark, Spark's Kafka
+    jars): where each was found and its version, or the one line that fixes it. Exit 0 when all
+    are found, 3 otherwise. Overrides: MM2GOV_OPA, JAVA_HOME, MM2GOV_SPARK_KAFKA_JARS, MM2GOV_CACHE."""
+    from governance.render import doctor as render_doctor
+    from governance.tools import check_tools
+
+    statuses = check_tools()
+    click.echo(render_doctor.as_json(statuses) if output_format == "json" else render_doctor.text(statuses))
+    if not render_doctor.all_found(statuses):
+        sys.exit(EXIT_RUNTIME)
 
 
 # -- demo ------------------------------------------------------------------------------------

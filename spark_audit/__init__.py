@@ -5,3 +5,15 @@
 joins), `checks` (one pure detector per check), `catalog` (audits/checks/*.yaml),
 `findings` (the CONTRACT.md shape), `run` (SparkSession, all checks). See README.md.
 """
+
+from governance.errors import RuntimeFailure
+
+INSTALL_HINT = "pip install 'mm2gov[audit]'"
+
+
+def require_pyspark() -> None:
+    """PySpark is the `audit` extra: without it, `mm2gov audit` says how to get it (exit 3)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise RuntimeFailure(f"mm2gov audit needs PySpark, which is not installed: {INSTALL_HINT}") from None

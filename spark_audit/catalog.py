@@ -7,16 +7,17 @@ a missing key or an unknown severity is an error naming the file.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import yaml
 
+from governance import resources
+
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 KEYS = ("id", "title", "severity", "rationale", "remediation", "catches")
-CATALOG_ENV = "MM2GOV_AUDIT_CATALOG"
+CATALOG_ENV = resources.AUDIT_CATALOG_ENV
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,8 @@ class CheckMeta:
 
 
 def catalog_dir() -> Path:
-    """`$MM2GOV_AUDIT_CATALOG`, else `audits/checks` of this source tree."""
-    return Path(os.environ.get(CATALOG_ENV) or Path(__file__).resolve().parents[1] / "audits" / "checks")
+    """`$MM2GOV_AUDIT_CATALOG`, else the package's copy of `audits/checks` (governance.resources)."""
+    return resources.audit_catalog_dir()
 
 
 def load_meta(path: Path) -> CheckMeta:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from governance import tools
 from governance.config import load_inventory
-from governance.devstack import tools
 from governance.kafka.apply import client_config
 from governance.secrets.store import SecretStore
 from spark_audit.catalog import catalog

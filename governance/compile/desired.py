@@ -14,9 +14,9 @@ from governance.compile.monitoring import compile_monitoring
 from governance.compile.strimzi import compile_strimzi
 from governance.compile.topics import RemoteTopic, remote_topics
 from governance.config.loader import Inventory
-from governance.devstack.tools import versions
 from governance.model.names import tenant_namespace
 from governance.policy.engine import Decision
+from governance.tools import versions
 
 DEFAULT_SECRETS_PATH = "/etc/mm2gov/secrets"
 

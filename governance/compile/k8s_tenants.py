@@ -4,11 +4,11 @@ ServiceAccount read its Secrets, rendered from the template in `k8s/tenant/rbac.
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from string import Template
 
-TEMPLATE = Path(os.environ.get("MM2GOV_K8S", Path(__file__).resolve().parents[2] / "k8s")) / "tenant" / "rbac.yaml"
+from governance import resources
+
+TEMPLATE = resources.k8s_dir() / "tenant" / "rbac.yaml"  # $MM2GOV_K8S, else the package's copy of k8s/
 
 
 def secret_rules(names: list[str]) -> list[dict[str, object]]:

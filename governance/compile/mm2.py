@@ -23,8 +23,15 @@ from typing import Any
 import javaproperties
 
 from governance.config.schema import Cluster
-from governance.model.names import REMOTE_SEPARATOR, connect_names, mm2_principal
-from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, scram_secret, user_name
+from governance.model.names import (
+    CA_CERT_KEY,
+    PASSWORD_KEY,
+    REMOTE_SEPARATOR,
+    connect_names,
+    mm2_principal,
+    scram_secret,
+    user_name,
+)
 
 REPLICATION_POLICIES = {
     "default": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",

@@ -18,7 +18,7 @@ from governance.compile.topics import RemoteTopic
 from governance.config.schema import Cluster
 from governance.errors import ConfigError
 from governance.model.acl import AclBinding
-from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, scram_secret, user_name
+from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, scram_secret, user_name
 
 API_VERSION = "kafka.strimzi.io/v1"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "mm2gov"}

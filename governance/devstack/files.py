@@ -1,22 +1,7 @@
-"""Writing the stack's files: secrets 0600, the rest 0644, parents created."""
+"""Writing the stack's files: `governance.files` (secrets 0600, the rest 0644, parents created)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from governance.files import write_private, write_public
 
-
-def write_private(path: Path, data: bytes) -> None:
-    """Create or replace `path` readable by its owner only (never briefly wider)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-
-
-def write_public(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+__all__ = ["write_private", "write_public"]

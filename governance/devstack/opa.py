@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,31 +9,7 @@ from pathlib import Path
 from governance.devstack import tools
 from governance.devstack.files import write_public
 from governance.devstack.process import LOOPBACK, ManagedProcess, ensure_port_free
-
-# OPA's heap is small next to what a decision allocates, so at Go's default (GOGC=100) it
-# collects every few dozen decisions: GOGC=400 served 25-45% more admission decisions per
-# second on 2 cores (bench/admission.py) for a few tens of MB more heap. $GOGC still wins.
-OPA_GOGC = "400"
-
-
-def opa_env() -> dict[str, str]:
-    """The whole environment of an OPA server process: the GC setting above ($GOGC wins), nothing else.
-
-    OPA needs no variable. Policies can read every one through `opa.runtime().env`, so none of
-    mm2gov's (CI tokens, cloud credentials) is passed on, should an organisation rule ever get
-    past the sandbox check (governance/policy/bundle.py).
-    """
-    return {"GOGC": os.environ.get("GOGC", OPA_GOGC)}
-
-
-def opa_command(opa: Path, *args: str) -> list[str]:
-    """`opa ARGS` run with exactly opa_env() as its environment.
-
-    Through `env -i`, which clears the environment and execs OPA (same pid, so ManagedProcess
-    starts, waits for and stops OPA itself).
-    """
-    env = shutil.which("env") or "/usr/bin/env"
-    return [env, "-i", *(f"{name}={value}" for name, value in sorted(opa_env().items())), str(opa), *args]
+from governance.tools import opa_command  # the one way mm2gov runs OPA (an empty environment but GOGC)
 
 
 @dataclass

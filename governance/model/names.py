@@ -38,6 +38,10 @@ MM2_USER_PREFIX = "mm2-"
 INTERNAL_TOPIC_PREFIX = "mm2gov."
 OWNERSHIP_TOPIC = "mm2gov.ownership"
 SYSTEM_NAMESPACE = "mm2gov-system"
+# keys inside the secrets named below (Kubernetes Secret keys, or files `<root>/<name>/<key>`)
+PASSWORD_KEY = "password"
+USERNAME_KEY = "username"
+CA_CERT_KEY = "ca.crt"
 
 
 def escape(part: str) -> str:

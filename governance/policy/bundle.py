@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import subprocess
 import tempfile
@@ -29,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from governance.devstack import tools
+from governance import resources, tools
 from governance.policy.engine import PolicyError, PolicySyntaxError
 
-BUILTIN_DIR = Path(os.environ.get("MM2GOV_POLICIES", Path(__file__).resolve().parents[2] / "policies"))
+BUILTIN_DIR = resources.policies_dir()  # $MM2GOV_POLICIES, else the package's copy of policies/
 ORG_PACKAGE_PREFIX = ("mm2gov", "rules")
 ORG_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -19,12 +19,12 @@ import requests
 from opa_client import OpaClient
 from opa_client.errors import RegoParseError
 
-from governance.devstack import tools
-from governance.devstack.opa import opa_command
-from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port
+from governance import tools
 from governance.errors import RuntimeFailure
 from governance.policy.bundle import PolicyModule
 from governance.policy.engine import Decision, PolicyError, PolicySyntaxError, parse_decision
+from governance.process import LOOPBACK, ManagedProcess, ProcessError, free_port
+from governance.tools import opa_command
 
 log = logging.getLogger("mm2gov.policy")
 DECISION_PACKAGE, DECISION_RULE = "mm2gov", "decision"
@@ -75,7 +75,7 @@ class OpaEngine:
         try:
             self._process.wait_ready(lambda: requests.get(f"{self.url}/health", timeout=1).ok, 30,
                                      f"GET {self.url}/health")
-        except DevstackError as exc:
+        except ProcessError as exc:
             raise PolicyError(f"OPA cannot start: {exc}") from None
         log.debug("started OPA at %s", self.url)
 

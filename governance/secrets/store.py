@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from governance.devstack.files import write_private
 from governance.errors import RuntimeFailure
+from governance.files import write_private
 from governance.secrets.values import SecretValue
 
 META_FILE = ".mm2gov.json"  # a dot-file: never a secret key, and kubelet's mounts use dot-names too

@@ -39,6 +39,8 @@ def test_old_java_is_refused_with_its_version(monkeypatch, tmp_path):
 
 def test_missing_component_points_at_setup(monkeypatch, tmp_path):
     monkeypatch.setenv("MM2GOV_CACHE", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `opa` on PATH either
+    monkeypatch.delenv("MM2GOV_OPA", raising=False)
     for lookup, name in ((tools.opa, "opa"), (tools.kube_apiserver, "kube-apiserver"), (tools.kafka, "Kafka")):
         with pytest.raises(tools.MissingTool) as missing:
             lookup()

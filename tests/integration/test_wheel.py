@@ -1,0 +1,128 @@
+"""The wheel works without the checkout: `python -m build`, a fresh venv outside the repo with
+only the wheel and its (core) dependencies, and `mm2gov validate` / `generate` there give what
+they give from the checkout, reading the built-in data installed in the venv.
+
+Fast when warm: the wheel is built once per session (~5 s); the dependencies come from a
+wheelhouse in the mm2gov cache (`$MM2GOV_CACHE/wheelhouse`, filled once with `pip download`
+at the versions of this .venv), so the install needs no index and takes seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, run_cli
+
+pytestmark = pytest.mark.integration
+
+DATA_ENV = ("MM2GOV_POLICIES", "MM2GOV_K8S", "MM2GOV_AUDIT_CATALOG", "PYTHONPATH")
+# the header of generated files names the source repo: `acme at commit <sha>[+dirty]` or `acme (not a git checkout)`
+SOURCE = re.compile(r"from acme( at commit [0-9a-f]+(\+dirty)?| \(not a git checkout\))")
+
+
+def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, **kwargs)  # type: ignore[call-overload]
+    assert done.returncode == 0, f"{' '.join(map(str, argv))}: {done.stdout}{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built once per session the way a release is (sdist, then the wheel from the sdist)."""
+    out = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO_ROOT)])
+    (built,) = out.glob("mm2gov-*.whl")
+    return built
+
+
+@pytest.fixture(scope="session")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv outside the repo with the wheel and its core dependencies (no pyspark: the `audit` extra)."""
+    venv = tmp_path_factory.mktemp("wheel-venv") / "venv"
+    assert not venv.resolve().is_relative_to(REPO_ROOT)
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "--disable-pip-version-check"]
+    cache = Path(os.environ.get("MM2GOV_CACHE") or Path.home() / ".cache" / "mm2gov")
+    wheelhouse = cache / "wheelhouse"
+    install = [*pip, "install", "-q", "--no-index", "--find-links", str(wheelhouse), str(wheel)]
+    if subprocess.run(install, capture_output=True, text=True, timeout=300).returncode != 0:
+        # first run (or new dependencies): fetch them once, pinned to what this .venv runs
+        wheelhouse.mkdir(parents=True, exist_ok=True)
+        constraints = tmp_path_factory.mktemp("pins") / "constraints.txt"
+        constraints.write_text(_run([sys.executable, "-m", "pip", "freeze", "--exclude-editable"]).stdout)
+        _run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "-d", str(wheelhouse),
+              "-c", str(constraints), str(wheel)])
+        for own in wheelhouse.glob("mm2gov-*"):
+            own.unlink()
+        _run(install)
+    return venv
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory outside the repo with copies of the example repos."""
+    work = tmp_path_factory.mktemp("wheel-work")
+    shutil.copytree(REPO_ROOT / "examples" / "acme", work / "acme")
+    shutil.copytree(REPO_ROOT / "examples" / "bad" / "grant_wildcard", work / "grant_wildcard")
+    return work
+
+
+def installed_cli(venv: Path, workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in DATA_ENV}
+    return subprocess.run([str(venv / "bin" / "mm2gov"), *args], capture_output=True, text=True, timeout=300,
+                          cwd=workdir, env=env)
+
+
+def test_installed_package_reads_its_own_data(installed: Path, workdir: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in DATA_ENV}
+    done = _run([str(installed / "bin" / "python"), "-c",
+                 "import governance, spark_audit; from governance import resources as r; "
+                 "print(governance.__file__, spark_audit.__file__, r.policies_dir(), r.audit_catalog_dir(), "
+                 "r.k8s_dir(), sep='\\n')"], cwd=workdir, env=env)
+    paths = [Path(line) for line in done.stdout.splitlines()]
+    assert len(paths) == 5
+    for path in paths:
+        assert path.exists() and path.is_relative_to(installed) and not path.is_relative_to(REPO_ROOT), path
+    policies, catalog, k8s = paths[2:]
+    assert (policies / "mm2gov" / "main.rego").is_file() and not list(policies.rglob("*_test.rego"))
+    assert sorted(p.name for p in catalog.glob("*.yaml")) == sorted(
+        p.name for p in (REPO_ROOT / "audits" / "checks").glob("*.yaml"))
+    assert (k8s / "tenant" / "rbac.yaml").read_bytes() == (REPO_ROOT / "k8s" / "tenant" / "rbac.yaml").read_bytes()
+
+
+def test_validate_from_the_wheel_matches_the_checkout(installed: Path, workdir: Path) -> None:
+    for repo, code in (("acme", 0), ("grant_wildcard", 1)):
+        here = installed_cli(installed, workdir, "validate", repo)
+        there = run_cli("validate", str(workdir / repo))
+        assert (here.returncode, there.returncode) == (code, code), here.stderr + there.stderr
+        assert here.stdout == there.stdout
+
+
+def test_generate_from_the_wheel_matches_the_checkout(installed: Path, workdir: Path, tmp_path: Path) -> None:
+    here = installed_cli(installed, workdir, "generate", "acme", "--out", "out")
+    assert here.returncode == 0, here.stderr
+    there = run_cli("generate", str(REPO_ROOT / "examples" / "acme"), "--out", str(tmp_path / "out"))
+    assert there.returncode == 0, there.stderr
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {p.relative_to(root).as_posix(): SOURCE.sub("from acme", p.read_text(encoding="utf-8")).encode()
+                for p in sorted(root.rglob("*")) if p.is_file()}
+
+    ours, theirs = files(workdir / "out"), files(tmp_path / "out")
+    assert ours.keys() == theirs.keys()
+    assert any(SOURCE.search(p.read_text(encoding="utf-8")) for p in (workdir / "out").rglob("*") if p.is_file())
+    assert [name for name in ours if ours[name] != theirs[name]] == []
+
+
+def test_audit_without_the_extra_says_how_to_install_it(installed: Path, workdir: Path) -> None:
+    done = installed_cli(installed, workdir, "audit", "acme", "--out", "audit")
+    assert done.returncode == 3
+    assert done.stderr.strip() == ("error: mm2gov audit needs PySpark, which is not installed: "
+                                   "pip install 'mm2gov[audit]'")
