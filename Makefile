@@ -23,11 +23,11 @@ components:
 
 lint: python-env
 	$(BIN)/ruff check governance spark_audit tests bench
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports --no-logo
 
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports --no-logo
 	$(BIN)/pytest
 
 test-unit: python-env
