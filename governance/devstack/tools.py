@@ -2,7 +2,8 @@
 
 The tools mm2gov itself runs (opa, Java, Spark's Kafka jars), the pinned versions and the cache
 are found by `governance.tools` (re-exported here); this module adds what only the local stack
-runs: the Kafka distribution, kube-apiserver, etcd and the JMX exporter agent. `make setup`
+runs: the Kafka distribution, kube-apiserver, etcd, the JMX exporter agent and kustomize (which
+builds the manifests under k8s/ for the tests). `make setup`
 (install/*.sh) puts them in the cache; every lookup fails with one line that says what is
 missing and how to get it.
 """
@@ -38,6 +39,7 @@ __all__ = [
     "jmx_exporter_agent",
     "kafka",
     "kube_apiserver",
+    "kustomize",
     "opa",
     "spark_kafka_jars",
     "versions",
@@ -69,6 +71,15 @@ def kube_apiserver() -> Path:
     path = cache_dir() / "bin" / f"kube-apiserver-{version}"
     if not os.access(path, os.X_OK):
         raise MissingTool(f"kube-apiserver {version} not found at {path}: {setup_hint('kube-apiserver.sh')}")
+    return path
+
+
+def kustomize() -> Path:
+    """The kustomize executable the manifest tests build k8s/ with (pinned: KUSTOMIZE_VERSION)."""
+    version = versions()["KUSTOMIZE_VERSION"]
+    path = cache_dir() / "bin" / f"kustomize-{version}"
+    if not os.access(path, os.X_OK):
+        raise MissingTool(f"kustomize {version} not found at {path}: {setup_hint('kustomize.sh')}")
     return path
 
 

@@ -9,7 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 OUT="$CACHE/bin/kube-apiserver-$K8S_VERSION"
 if [ -x "$OUT" ]; then echo "kube-apiserver $K8S_VERSION: cached at $OUT"; exit 0; fi
-command -v go >/dev/null || { echo "error: Go is required to build kube-apiserver (install Go 1.24+)" >&2; exit 1; }
+command -v go >/dev/null || { echo "error: Go is required to build kube-apiserver (install Go 1.26+)" >&2; exit 1; }
 work="$CACHE/build/kube-apiserver-$K8S_VERSION"
 mkdir -p "$work" "$CACHE/bin"
 cd "$work"

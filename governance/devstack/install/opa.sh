@@ -7,7 +7,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 OUT="$CACHE/bin/opa-$OPA_VERSION"
 if [ -x "$OUT" ]; then echo "opa $OPA_VERSION: cached at $OUT"; exit 0; fi
-command -v go >/dev/null || { echo "error: Go is required to build opa (install Go 1.24+)" >&2; exit 1; }
+command -v go >/dev/null || { echo "error: Go is required to build opa (install Go 1.26+)" >&2; exit 1; }
 mkdir -p "$CACHE/bin" "$CACHE/build/opa"
 echo "building opa $OPA_VERSION (first time: a few minutes)..."
 GOBIN="$CACHE/build/opa" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" "github.com/open-policy-agent/opa@$OPA_VERSION"
