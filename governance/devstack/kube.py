@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import ssl
 import time
 import urllib.request
@@ -19,18 +18,6 @@ from governance.secrets.pki import KeyPair, issue_cert, new_private_key
 from governance.secrets.values import SecretValue
 
 ADMIN_USER = "mm2gov-admin"
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def strimzi_crd_dir() -> Path:
-    """Strimzi's CRDs: $MM2GOV_STRIMZI_CRDS, else ../shared/strimzi/crds beside the repo."""
-    configured = os.environ.get("MM2GOV_STRIMZI_CRDS")
-    path = Path(configured) if configured else REPO_ROOT.parent / "shared" / "strimzi" / "crds"
-    if not path.is_dir():
-        raise DevstackError(
-            f"Strimzi CRDs not found at {path}: set MM2GOV_STRIMZI_CRDS to a folder of *Crd*.yaml files"
-        )
-    return path
 
 
 @dataclass
@@ -66,7 +53,7 @@ class KubeApiServer:
         self.process.start()
         self.process.wait_ready(self.is_ready, timeout, f"GET {self.url}/readyz")
         if self.apply_strimzi_crds:
-            self.apply_crds(strimzi_crd_dir(), timeout)
+            self.apply_crds(tools.strimzi_crds(), timeout)
 
     def _start_etcd(self, etcd: Path, timeout: float) -> None:
         client_url = f"http://{LOOPBACK}:{self.etcd_port}"

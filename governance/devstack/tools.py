@@ -42,6 +42,7 @@ __all__ = [
     "kustomize",
     "opa",
     "spark_kafka_jars",
+    "strimzi_crds",
     "versions",
 ]
 
@@ -80,6 +81,27 @@ def kustomize() -> Path:
     path = cache_dir() / "bin" / f"kustomize-{version}"
     if not os.access(path, os.X_OK):
         raise MissingTool(f"kustomize {version} not found at {path}: {setup_hint('kustomize.sh')}")
+    return path
+
+
+STRIMZI_CRDS_ENV = "MM2GOV_STRIMZI_CRDS"
+
+
+def strimzi_crds() -> Path:
+    """Strimzi's CRDs: $MM2GOV_STRIMZI_CRDS, else the pinned release's, generated into the cache at setup
+    by Strimzi's own crd-generator from Maven Central (install/strimzi-crds.sh)."""
+    override = os.environ.get(STRIMZI_CRDS_ENV)
+    if override:
+        path = Path(override)
+        if not any(path.glob("*Crd*.yaml")):
+            raise MissingTool(f"{STRIMZI_CRDS_ENV}={override} holds no *Crd*.yaml file: point it at Strimzi's "
+                              "install/cluster-operator/ folder")
+        return path
+    version = versions()["STRIMZI_VERSION"]
+    path = cache_dir() / f"strimzi-crds-{version}"
+    if not (path / ".complete").is_file():
+        raise MissingTool(f"Strimzi {version} CRDs not found at {path}: {setup_hint('strimzi-crds.sh')}, "
+                          f"or set {STRIMZI_CRDS_ENV} to a folder of Strimzi's *Crd*.yaml files")
     return path
 
 

@@ -12,9 +12,7 @@ import yaml
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from governance.devstack.kube import strimzi_crd_dir
-
-EXAMPLE = Path(strimzi_crd_dir()).parent / "examples" / "mirror-maker--kafka-mirror-maker-2.yaml"
+EXAMPLE = Path(__file__).parent / "data" / "strimzi-kafka-mirror-maker-2.yaml"
 
 
 @pytest.fixture(scope="module")
