@@ -3,8 +3,7 @@ only the wheel and its (core) dependencies, and `mm2gov validate` / `generate` t
 they give from the checkout, reading the built-in data installed in the venv.
 
 Fast when warm: the wheel is built once per session (~5 s); the dependencies come from a
-wheelhouse in the mm2gov cache (`$MM2GOV_CACHE/wheelhouse`, filled once with `pip download`
-at the versions of this .venv), so the install needs no index and takes seconds.
+wheelhouse in the mm2gov cache (tests/tools/wheels.py), so the install needs no index and takes seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.wheels import run as _run
+from tests.tools.wheels import wheelhouse
 
 pytestmark = pytest.mark.integration
 
@@ -27,41 +28,15 @@ DATA_ENV = ("MM2GOV_POLICIES", "MM2GOV_K8S", "MM2GOV_AUDIT_CATALOG", "PYTHONPATH
 SOURCE = re.compile(r"from acme( at commit [0-9a-f]+(\+dirty)?| \(not a git checkout\))")
 
 
-def _run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, **kwargs)  # type: ignore[call-overload]
-    assert done.returncode == 0, f"{' '.join(map(str, argv))}: {done.stdout}{done.stderr}"
-    return done
-
-
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, built once per session the way a release is (sdist, then the wheel from the sdist)."""
-    out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO_ROOT)])
-    (built,) = out.glob("mm2gov-*.whl")
-    return built
-
-
 @pytest.fixture(scope="session")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv outside the repo with the wheel and its core dependencies (no pyspark: the `audit` extra)."""
     venv = tmp_path_factory.mktemp("wheel-venv") / "venv"
     assert not venv.resolve().is_relative_to(REPO_ROOT)
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "--disable-pip-version-check"]
-    cache = Path(os.environ.get("MM2GOV_CACHE") or Path.home() / ".cache" / "mm2gov")
-    wheelhouse = cache / "wheelhouse"
-    install = [*pip, "install", "-q", "--no-index", "--find-links", str(wheelhouse), str(wheel)]
-    if subprocess.run(install, capture_output=True, text=True, timeout=300).returncode != 0:
-        # first run (or new dependencies): fetch them once, pinned to what this .venv runs
-        wheelhouse.mkdir(parents=True, exist_ok=True)
-        constraints = tmp_path_factory.mktemp("pins") / "constraints.txt"
-        constraints.write_text(_run([sys.executable, "-m", "pip", "freeze", "--exclude-editable"]).stdout)
-        _run([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "-d", str(wheelhouse),
-              "-c", str(constraints), str(wheel)])
-        for own in wheelhouse.glob("mm2gov-*"):
-            own.unlink()
-        _run(install)
+    house = wheelhouse(wheel, tmp_path_factory.mktemp("wheelhouse-scratch"))
+    _run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "--disable-pip-version-check",
+          "install", "-q", "--no-index", "--find-links", str(house), str(wheel)])
     return venv
 
 
