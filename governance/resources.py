@@ -1,14 +1,16 @@
-"""mm2gov's built-in data: the Rego library, the audit check catalog and the Kubernetes templates.
+"""mm2gov's built-in data: the Rego library and the Kubernetes templates.
 
-They live at the top of the repo (`policies/`, `audits/`, `k8s/`) and are package data:
-pyproject.toml maps those directories into the package as `governance._policies`,
-`governance._audits` and `governance._k8s`, so a wheel carries its own copy and an editable
-install (`make`) reads the checkout's. Everything here finds them with importlib.resources,
-never by a path relative to this file. An environment variable replaces each one:
+They live at the top of the repo (`policies/`, `k8s/`) and are package data: pyproject.toml
+maps those directories into the package as `governance._policies` and `governance._k8s`, so a
+wheel carries its own copy and an editable install (`make`) reads the checkout's. Everything
+here finds them with importlib.resources, never by a path relative to this file. An
+environment variable replaces each one:
 
 - `MM2GOV_POLICIES`: the built-in Rego library (a directory holding `mm2gov/`);
-- `MM2GOV_AUDIT_CATALOG`: the audit check catalog (the directory of `<CHECK_ID>.yaml`);
 - `MM2GOV_K8S`: the Kubernetes templates (a directory holding `tenant/rbac.yaml`).
+
+(The audit's check metadata and report templates are the audit package's own data, beside its
+code: spark_audit/checks/<check>/metadata.yaml, spark_audit/report/templates/.)
 
 OPA and the readers need real files, so each directory is handed out as a path through
 `importlib.resources.as_file`: the files themselves for an ordinary (unpacked) install.
@@ -24,7 +26,6 @@ from importlib.resources import as_file, files
 from pathlib import Path
 
 POLICIES_ENV = "MM2GOV_POLICIES"
-AUDIT_CATALOG_ENV = "MM2GOV_AUDIT_CATALOG"
 K8S_ENV = "MM2GOV_K8S"
 
 _kept = contextlib.ExitStack()  # paths handed out stay valid for the whole process
@@ -39,11 +40,6 @@ def _package_dir(package: str) -> Path:
 def policies_dir() -> Path:
     """The built-in Rego library: `$MM2GOV_POLICIES`, else the package's copy of `policies/`."""
     return Path(os.environ.get(POLICIES_ENV) or _package_dir("governance._policies"))
-
-
-def audit_catalog_dir() -> Path:
-    """The audit check catalog: `$MM2GOV_AUDIT_CATALOG`, else the package's copy of `audits/checks/`."""
-    return Path(os.environ.get(AUDIT_CATALOG_ENV) or _package_dir("governance._audits") / "checks")
 
 
 def k8s_dir() -> Path:

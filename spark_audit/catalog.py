@@ -1,23 +1,28 @@
-"""The check catalog: `audits/checks/<CHECK_ID>.yaml`, one file per check (prowler-style metadata).
+"""The check catalog: each check's metadata beside its detector (prowler-style, a folder per check).
 
-Severity and remediation live there, not in code, so a reviewer changes what a
-finding says without touching a detector. The catalog is checked when loaded:
-a missing key or an unknown severity is an error naming the file.
+`spark_audit/checks/<check_id_lower>/metadata.yaml` holds the check's id, title, severity,
+rationale, remediation and what it catches; `check.py` next to it is the detector. Severity and
+remediation live there, not in code, so a reviewer changes what a finding says without touching a
+detector. The files are package data, read with importlib.resources (a wheel carries them, an
+editable install reads the checkout's). The catalog is checked when loaded: a missing or extra key,
+an unknown severity or an id that is not its folder's name is an error naming the file.
+
+Reading the catalog imports no detector, hence no PySpark: `mm2gov audit` reads it before it
+checks that PySpark is installed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 import yaml
 
-from governance import resources
-
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 KEYS = ("id", "title", "severity", "rationale", "remediation", "catches")
-CATALOG_ENV = resources.AUDIT_CATALOG_ENV
+METADATA = "metadata.yaml"
 
 
 @dataclass(frozen=True)
@@ -30,18 +35,23 @@ class CheckMeta:
     catches: tuple[str, ...]
 
 
-def catalog_dir() -> Path:
-    """`$MM2GOV_AUDIT_CATALOG`, else the package's copy of `audits/checks` (governance.resources)."""
-    return resources.audit_catalog_dir()
+def checks_dir() -> Traversable:
+    """The package's `spark_audit/checks/`, one folder per check.
+
+    `files("spark_audit") / "checks"`, not `files("spark_audit.checks")`: that would import
+    the package, i.e. every detector and PySpark."""
+    return files("spark_audit") / "checks"
 
 
-def load_meta(path: Path) -> CheckMeta:
+def load_meta(folder: Traversable) -> CheckMeta:
+    """The metadata.yaml of one check's folder, checked."""
+    path = folder / METADATA
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or set(data) != set(KEYS):
         got = sorted(data) if isinstance(data, dict) else type(data).__name__
         raise ValueError(f"{path}: expected keys {', '.join(KEYS)}, got {got}")
-    if data["id"] != path.stem:
-        raise ValueError(f"{path}: id {data['id']!r} differs from the file name")
+    if not isinstance(data["id"], str) or data["id"].lower() != folder.name or not data["id"].isupper():
+        raise ValueError(f"{path}: id {data['id']!r} is not its folder's name {folder.name!r} in upper case")
     if data["severity"] not in SEVERITIES:
         raise ValueError(f"{path}: severity {data['severity']!r} is not one of {', '.join(SEVERITIES)}")
     catches = data["catches"]
@@ -52,14 +62,16 @@ def load_meta(path: Path) -> CheckMeta:
 
 
 @cache
-def catalog(directory: Path | None = None) -> dict[str, CheckMeta]:
-    """Every check's metadata by id."""
-    root = directory or catalog_dir()
-    return {meta.id: meta for meta in map(load_meta, sorted(root.glob("*.yaml")))}
+def catalog(directory: Traversable | None = None) -> dict[str, CheckMeta]:
+    """Every check's metadata by id: each folder of `directory` (default `checks_dir()`) that holds
+    a metadata.yaml, in the order of the folder names."""
+    root = directory or checks_dir()
+    folders = sorted((f for f in root.iterdir() if f.is_dir() and (f / METADATA).is_file()), key=lambda f: f.name)
+    return {meta.id: meta for meta in map(load_meta, folders)}
 
 
 def meta(check_id: str) -> CheckMeta:
     try:
         return catalog()[check_id]
     except KeyError:
-        raise KeyError(f"no catalog entry {catalog_dir()}/{check_id}.yaml") from None
+        raise KeyError(f"no catalog entry for {check_id}: {checks_dir() / check_id.lower() / METADATA}") from None

@@ -195,7 +195,6 @@ def test_the_audit_runs_from_the_prefix_and_finds_a_planted_leak(prefix: Path, b
         delete_acls(source, [LEAK])
     assert done.returncode == 1, done.stdout + done.stderr[-3000:]
     document = json.loads((out / "audit.json").read_text())
-    wildcard = [f for f in document["findings"] if f["check_id"] == "ACL_WILDCARD"]
-    assert [(f["cluster"], f["principal"], f["resource_name"]) for f in wildcard] == [
-        ("source", "User:img-a-app", "*")]
+    wildcard = [f for f in document["findings"] if f["check_id"] == "ACL_WILDCARD" and f["principal"] == LEAK.principal]
+    assert [(f["cluster"], f["tenant"], f["resource_name"]) for f in wildcard] == [("source", "img-a", "*")]
     assert document["summary"]["status"] != "partial"

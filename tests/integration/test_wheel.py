@@ -8,6 +8,8 @@ wheelhouse in the mm2gov cache (tests/tools/wheels.py), so the install needs no 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
@@ -17,13 +19,15 @@ from pathlib import Path
 
 import pytest
 
+from spark_audit.catalog import catalog
+from spark_audit.report import AuditRun, html_report
 from tests.conftest import REPO_ROOT, run_cli
 from tests.tools.wheels import run as _run
 from tests.tools.wheels import wheelhouse
 
 pytestmark = pytest.mark.integration
 
-DATA_ENV = ("MM2GOV_POLICIES", "MM2GOV_K8S", "MM2GOV_AUDIT_CATALOG", "PYTHONPATH")
+DATA_ENV = ("MM2GOV_POLICIES", "MM2GOV_K8S", "PYTHONPATH")
 # the header of generated files names the source repo: `acme at commit <sha>[+dirty]` or `acme (not a git checkout)`
 SOURCE = re.compile(r"from acme( at commit [0-9a-f]+(\+dirty)?| \(not a git checkout\))")
 
@@ -55,21 +59,42 @@ def installed_cli(venv: Path, workdir: Path, *args: str) -> subprocess.Completed
                           cwd=workdir, env=env)
 
 
+# What the installed package finds, and what its audit catalog and HTML report give (neither needs PySpark).
+INSTALLED_DATA = """
+import dataclasses, json, sys, governance, spark_audit
+from governance import resources as r
+from spark_audit.catalog import catalog, checks_dir
+from spark_audit.report import AuditRun, html_page, html_report
+template = html_page.environment().get_template("report.html.j2")
+print(json.dumps({"paths": [governance.__file__, spark_audit.__file__, str(r.policies_dir()), str(r.k8s_dir()),
+                            str(checks_dir()), template.filename],
+                  "catalog": {k: dataclasses.asdict(m) for k, m in catalog().items()},
+                  "html": html_report(AuditRun(**json.loads(sys.argv[1])), [])}))
+"""
+AUDIT_RUN = {"run_id": "r1", "started": "2026-01-01T00:00:00Z", "repo": "acme", "clusters": ["onprem"],
+             "tenants": ["payments", "<b>&"], "findings": [{"check_id": "ACL_STALE", "severity": "medium",
+                                                            "tenant": "", "resource_name": "<script>x</script>"}]}
+
+
 def test_installed_package_reads_its_own_data(installed: Path, workdir: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in DATA_ENV}
-    done = _run([str(installed / "bin" / "python"), "-c",
-                 "import governance, spark_audit; from governance import resources as r; "
-                 "print(governance.__file__, spark_audit.__file__, r.policies_dir(), r.audit_catalog_dir(), "
-                 "r.k8s_dir(), sep='\\n')"], cwd=workdir, env=env)
-    paths = [Path(line) for line in done.stdout.splitlines()]
-    assert len(paths) == 5
+    done = _run([str(installed / "bin" / "python"), "-c", INSTALLED_DATA, json.dumps(AUDIT_RUN)], cwd=workdir, env=env)
+    got = json.loads(done.stdout)
+    paths = [Path(p) for p in got["paths"]]
     for path in paths:
         assert path.exists() and path.is_relative_to(installed) and not path.is_relative_to(REPO_ROOT), path
-    policies, catalog, k8s = paths[2:]
+    policies, k8s, checks, template = paths[2:]
     assert (policies / "mm2gov" / "main.rego").is_file() and not list(policies.rglob("*_test.rego"))
-    assert sorted(p.name for p in catalog.glob("*.yaml")) == sorted(
-        p.name for p in (REPO_ROOT / "audits" / "checks").glob("*.yaml"))
     assert (k8s / "tenant" / "rbac.yaml").read_bytes() == (REPO_ROOT / "k8s" / "tenant" / "rbac.yaml").read_bytes()
+    # the audit's own data: each check's metadata.yaml beside its check.py, the report's templates
+    here = REPO_ROOT / "spark_audit"
+    assert {p.relative_to(checks).as_posix(): p.read_bytes() for p in checks.glob("*/metadata.yaml")} == {
+        p.relative_to(here / "checks").as_posix(): p.read_bytes() for p in (here / "checks").glob("*/metadata.yaml")}
+    assert {p.name: p.read_bytes() for p in template.parent.iterdir()} == {
+        p.name: p.read_bytes() for p in (here / "report" / "templates").iterdir()}
+    assert got["catalog"] == json.loads(json.dumps({k: dataclasses.asdict(m) for k, m in catalog().items()}))
+    assert got["html"] == html_report(AuditRun(**AUDIT_RUN), [])  # type: ignore[arg-type]
+    assert "&lt;script&gt;x&lt;/script&gt;" in got["html"] and "<script" not in got["html"]
 
 
 def test_validate_from_the_wheel_matches_the_checkout(installed: Path, workdir: Path) -> None:

@@ -10,7 +10,7 @@ import yaml
 from governance.compile.acls import MM2_SOURCE_TOPIC_OPS, MM2_TARGET_REMOTE_OPS
 from governance.config import load_inventory
 from governance.model.names import flow_id, mm2_principal
-from spark_audit.catalog import KEYS, SEVERITIES, catalog, catalog_dir, load_meta
+from spark_audit.catalog import KEYS, SEVERITIES, catalog, checks_dir, load_meta
 from spark_audit.checks import CHECKS
 from spark_audit.findings import COLUMNS
 from spark_audit.model import SNAPSHOT_SCHEMAS, TENANCY_SCHEMAS, Snapshot, acl_row
@@ -93,17 +93,22 @@ def test_catalog_has_exactly_one_entry_per_check():
     for check_id, meta in catalog().items():
         assert meta.severity in SEVERITIES and meta.title and meta.rationale and meta.remediation and meta.catches
         assert check_id == CHECKS[check_id].CHECK_ID
+        # beside its detector: spark_audit/checks/<check_id_lower>/ holds check.py and metadata.yaml
+        assert Path(CHECKS[check_id].__file__).parent.name == check_id.lower()
 
 
 def test_catalog_rejects_bad_entries(tmp_path: Path):
-    good = yaml.safe_load((catalog_dir() / "ACL_STALE.yaml").read_text())
-    for broken, error in [({**good, "severity": "urgent"}, "severity"), ({**good, "id": "OTHER"}, "file name"),
+    good = yaml.safe_load((checks_dir() / "acl_stale" / "metadata.yaml").read_text())
+    folder = tmp_path / "acl_stale"
+    folder.mkdir()
+    for broken, error in [({**good, "severity": "urgent"}, "severity"), ({**good, "id": "OTHER"}, "folder"),
                           ({k: v for k, v in good.items() if k != "rationale"}, "expected keys"),
                           ({**good, "catches": []}, "catches")]:
-        path = tmp_path / "ACL_STALE.yaml"
-        path.write_text(yaml.safe_dump(broken))
+        (folder / "metadata.yaml").write_text(yaml.safe_dump(broken))
         with pytest.raises(ValueError, match=error):
-            load_meta(path)
+            load_meta(folder)
+    (folder / "metadata.yaml").write_text(yaml.safe_dump(good))
+    assert load_meta(folder) == catalog()["ACL_STALE"]
     assert KEYS == ("id", "title", "severity", "rationale", "remediation", "catches")
 
 

@@ -1,4 +1,5 @@
-"""The audit's reports (spark_audit.report): pure functions, no Spark."""
+"""The audit's reports (spark_audit.report): pure functions, no Spark. The HTML page is rendered
+from Jinja2 templates (spark_audit/report/templates/) with autoescape on."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from spark_audit.report import (
     AuditRun,
     access_matrix,
     history_row,
+    html_page,
     html_report,
     json_document,
     sarif_document,
@@ -292,14 +294,20 @@ def test_trend_tolerates_missing_counts_and_nulls() -> None:
 # --- HTML -------------------------------------------------------------------------------------------------------
 
 class _Collector(HTMLParser):
+    """Tags, attributes and text of a page, character references resolved (what a browser shows)."""
+
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(convert_charrefs=True)
         self.tags: list[str] = []
         self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
         self.attrs.extend(attrs)
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
 
 
 def parse(page: str) -> _Collector:
@@ -321,6 +329,55 @@ def test_html_escapes_hostile_values_everywhere() -> None:
     tags = parse(page).tags
     assert "script" not in tags and "img" not in tags and "iframe" not in tags
     assert not any(name.startswith("on") for name, _ in parse(page).attrs)
+
+
+# Tenant-controlled strings: markup, quotes of both kinds, a bare ampersand and an entity that must
+# stay literal (escaped once, not twice, not zero times).
+NASTY = ["<script>alert('t')</script>", 'pay"ments', "o'hara & co", "risk&lt;b&gt;", "</style><iframe src=x>"]
+PAGE_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "header", "div", "h1", "h2", "h3", "h4", "dl",
+             "dt", "dd", "section", "p", "strong", "ul", "li", "nav", "a", "table", "thead", "tbody", "tfoot", "tr",
+             "th", "td", "em", "span", "code", "pre", "b", "article", "svg", "defs", "pattern", "rect", "line",
+             "text", "g", "footer"}
+
+
+def test_html_shows_tenant_values_as_text_through_autoescape() -> None:
+    """Every place a tenant's value lands (names, topics, principals, messages, evidence keys and
+    values, reach pairs, the catalog's descriptions, problems, history) shows it verbatim as text
+    or an attribute value, and none of it becomes markup."""
+    a, quote, amp, entity, style = NASTY
+    check = {"id": "ODD_CHECK", "title": a, "severity": "high", "rationale": quote + amp, "remediation": entity,
+             "catches": [style]}
+    f = {**finding("ACL_CROSS_TENANT", amp, resource_name=a, principal=quote, cluster=entity,
+                   **reach_evidence(quote, amp, unknown=a), **{a: [entity, style], style: {quote: amp}},
+                   deep={"x": [{"y": a}]}),
+         "check_id": "ODD_CHECK", "message": style, "remediation": quote}
+    run = make_run([f, finding("ACL_WILDCARD", a)], checks={**CHECKS, "ODD_CHECK": check}, tenants=NASTY,
+                   repo=entity, clusters=[quote, amp], partial=[a], problems=[style])
+    history = [{"run_id": a, "started": amp, "status": style, "total": 1, "critical": 1}]
+    page = html_report(run, history)
+    shown = parse(page)
+    visible = "\n".join(shown.text + [v or "" for _, v in shown.attrs])
+    for value in NASTY:
+        assert value in visible, value  # shown as it is: escaped exactly once
+    assert "&amp;lt;b&amp;gt;" in page and "&lt;iframe" in page  # by autoescape, not dropped
+    assert set(shown.tags) <= PAGE_TAGS, set(shown.tags) - PAGE_TAGS
+    assert "<script" not in page and "<iframe" not in page and page.count("</style>") == 1
+    assert not any(name.startswith("on") for name, _ in shown.attrs)
+
+
+def test_templates_escape_everything_they_print() -> None:
+    """Nothing in the templates turns escaping off, and the environment escapes every template."""
+    env = html_page.environment()
+    assert env.autoescape is True
+    templates = Path(html_page.__file__).parent / "templates"
+    names = sorted(p.name for p in templates.iterdir())
+    assert names == ["macros.html.j2", "report.css", "report.html.j2", "trend.svg.j2"]
+    for name in names:
+        source = (templates / name).read_text()
+        assert not re.search(r"\|\s*safe\b|\{%-?\s*autoescape", source), name
+    assert "Markup" not in Path(html_page.__file__).read_text()
+    rendered = env.from_string("{{ value }}").render(value='<a href="x">&</a>')
+    assert rendered == "&lt;a href=&#34;x&#34;&gt;&amp;&lt;/a&gt;"
 
 
 def test_html_is_self_contained() -> None:

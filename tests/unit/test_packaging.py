@@ -1,5 +1,5 @@
-"""Packaging: every package is in the wheel, the built-in data is read as package data, and
-`mm2gov audit` without the `audit` extra says how to install it. The wheel itself, installed in a
+"""Packaging: every package and every data file is in the wheel, the built-in data is read as package
+data, and `mm2gov audit` without the `audit` extra says how to install it. The wheel itself, installed in a
 fresh venv, is tested in tests/integration/test_wheel.py."""
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from governance import resources
+from spark_audit import catalog
+from spark_audit.report import html_page
 from tests.conftest import REPO_ROOT
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
@@ -34,28 +36,43 @@ def test_every_python_package_and_data_directory_is_listed() -> None:
             if p.is_dir() and p.name != "__pycache__" and any(f.is_file() for f in p.iterdir())}
     rego = {"governance._policies." + ".".join(p.relative_to(REPO_ROOT / "policies").parts)
             for p in (REPO_ROOT / "policies").rglob("*") if p.is_dir() and any(p.glob("*.rego"))}
-    missing = (code | rego | {"governance._audits.checks", "governance._k8s.tenant"}) - listed
+    missing = (code | rego | {"governance._k8s.tenant"}) - listed
     assert not missing, f"add to [tool.setuptools] packages in pyproject.toml: {sorted(missing)}"
     assert all(source_dir(p).is_dir() for p in listed), [p for p in listed if not source_dir(p).is_dir()]
 
 
+def test_every_data_file_of_the_code_is_package_data() -> None:
+    """What sits in governance/ or spark_audit/ besides Python and READMEs (each audit check's
+    metadata.yaml, the report's templates, the install scripts, Spark's log4j conf) is matched by a
+    package-data pattern of a listed package (setuptools globs it in the package's directory)."""
+    shipped = {f for package, patterns in SETUPTOOLS["package-data"].items() if package in SETUPTOOLS["packages"]
+               for pattern in patterns for f in source_dir(package).glob(pattern) if f.is_file()}
+    data = {f for top in ("governance", "spark_audit") for f in (REPO_ROOT / top).rglob("*")
+            if f.is_file() and f.suffix not in (".py", ".pyc", ".md") and "__pycache__" not in f.parts}
+    assert sorted(map(str, data - shipped)) == [], "add to [tool.setuptools.package-data] in pyproject.toml"
+    names = {f.relative_to(REPO_ROOT).as_posix() for f in data}
+    assert {"spark_audit/checks/acl_stale/metadata.yaml", "spark_audit/report/templates/report.html.j2",
+            "spark_audit/report/templates/report.css"} <= names
+
+
 def test_builtin_data_is_read_from_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (resources.POLICIES_ENV, resources.AUDIT_CATALOG_ENV, resources.K8S_ENV):
+    for name in (resources.POLICIES_ENV, resources.K8S_ENV):
         monkeypatch.delenv(name, raising=False)
     # the editable install maps the package's data onto the checkout's top-level directories
     assert resources.policies_dir() == REPO_ROOT / "policies"
-    assert resources.audit_catalog_dir() == REPO_ROOT / "audits" / "checks"
     assert resources.k8s_dir() == REPO_ROOT / "k8s"
+    # the audit's data is its package's own: check metadata beside each check, the report's templates
+    assert Path(str(catalog.checks_dir())) == REPO_ROOT / "spark_audit" / "checks"
+    template = html_page.environment().get_template("report.html.j2")
+    assert Path(str(template.filename)) == REPO_ROOT / "spark_audit" / "report" / "templates" / "report.html.j2"
     assert (resources.policies_dir() / "mm2gov" / "main.rego").is_file()
     assert (resources.k8s_dir() / "tenant" / "rbac.yaml").is_file()
 
 
 def test_environment_replaces_the_builtin_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(resources.POLICIES_ENV, str(tmp_path / "p"))
-    monkeypatch.setenv(resources.AUDIT_CATALOG_ENV, str(tmp_path / "a"))
     monkeypatch.setenv(resources.K8S_ENV, str(tmp_path / "k"))
-    assert (resources.policies_dir(), resources.audit_catalog_dir(), resources.k8s_dir()) == (
-        tmp_path / "p", tmp_path / "a", tmp_path / "k")
+    assert (resources.policies_dir(), resources.k8s_dir()) == (tmp_path / "p", tmp_path / "k")
 
 
 def test_audit_without_pyspark_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

@@ -1,1 +1,0 @@
-"""Package data of mm2gov (governance._audits, see governance/resources.py); holds no Python code."""

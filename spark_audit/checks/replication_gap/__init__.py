@@ -1,0 +1,1 @@
+"""REPLICATION_GAP: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""
