@@ -1,4 +1,5 @@
-"""The `mm2gov` command line. Thin: parse, call the library, render, map errors to exit codes."""
+"""The `mm2gov` command line. Thin: parse, call the library, print what `governance.render` makes of
+the result, map errors to exit codes."""
 
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ def devstack_up(run_dir: Path, only: str, mm2_files: tuple[Path, ...], ports: tu
     except BaseException:
         stack.down()
         raise
-    _render_stack(stack.describe(), stack.health(), output_format)
+    _echo_stack(stack.describe(), stack.health(), output_format)
 
 
 def _parse_ports(values: tuple[str, ...]) -> dict[str, int]:
@@ -119,23 +120,16 @@ def devstack_status(run_dir: Path, output_format: str) -> None:
 
     stack = Stack.attach(run_dir)
     health = stack.health()
-    _render_stack(stack.describe(), health, output_format)
+    _echo_stack(stack.describe(), health, output_format)
     if any(state != "ready" for state in health.values()):
         sys.exit(EXIT_RUNTIME)
 
 
-def _render_stack(description: dict, health: dict[str, str], output_format: str) -> None:
-    if output_format == "json":
-        for name, state in health.items():
-            description["components"].setdefault(name, {})["health"] = state
-        click.echo(json.dumps(description, indent=2))
-        return
-    click.echo(f"run directory: {description['run_dir']}")
-    click.echo(f"CA certificate: {description['ca']}  (credentials: {description['secrets_file']}, mode 0600)")
-    for name, info in description["components"].items():
-        endpoint = info.get("endpoint") or info.get("properties", "")
-        click.echo(f"  {name:<16} {health.get(name, '?'):<9} pid {info.get('pid', '-'):<8} {endpoint}")
-        click.echo(f"  {'':<16} log: {info.get('log', '-')}")
+def _echo_stack(description: dict, health: dict[str, str], output_format: str) -> None:
+    from governance.render import stack as render_stack
+
+    render = render_stack.as_json if output_format == "json" else render_stack.text
+    click.echo(render(description, health), nl=False)
 
 
 # -- policy: schema, validate, plan -----------------------------------------------------------
@@ -170,18 +164,9 @@ def validate(repo: Path, output_format: str, fail_on: str, opa_url: str | None) 
 
     inventory = load_inventory(repo)
     decision = decide(inventory, opa_url)
-    found = list(decision.violations)
-    if output_format == "json":
-        click.echo(render.as_json(found, valid=not decision.at_or_above(fail_on), fail_on=fail_on,
-                                  tenants=sorted(inventory.tenants), scopes=decision.scopes), nl=False)
-    elif output_format == "markdown":
-        click.echo(render.markdown(found), nl=False)
-    elif output_format == "sarif":
-        click.echo(render.sarif(found, str(repo)), nl=False)
-    elif output_format == "junit":
-        click.echo(render.junit(found, inventory.tenants), nl=False)
-    else:
-        click.echo(render.text(found), nl=False)
+    click.echo(render.report(output_format, list(decision.violations), repo=str(repo), tenants=inventory.tenants,
+                             fail_on=fail_on, scopes=decision.scopes), nl=False)
+    if output_format == "text":
         log.info("checked %d tenant(s), %d cluster(s), %d flow(s)", len(inventory.tenants),
                  len(inventory.clusters), sum(len(t.flows) for t in inventory.tenants.values()))
     if decision.at_or_above(fail_on):
@@ -206,7 +191,6 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
     from governance.policy.decide import PolicySession
     from governance.policy.engine import at_or_above
     from governance.render import plan as render_plan
-    from governance.render import violations as render
 
     head = load_inventory(repo)
     with temporary_dir() as tmp, PolicySession(opa_url) as session:
@@ -219,16 +203,8 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
             base_label = f"{base} (git)" if base_dir else f"{base} (git; {repo} did not exist there)"
         base_decision = session.submit(base_inventory)
         the_plan = make_plan(base_decision.result(), head_decision.result())
-    if output_format == "json":
-        click.echo(render_plan.as_json(the_plan, base_label), nl=False)
-    elif output_format == "markdown":
-        click.echo(render_plan.markdown(the_plan, base_label), nl=False)
-    elif output_format == "sarif":
-        click.echo(render.sarif(the_plan.violations, str(repo)), nl=False)
-    elif output_format == "junit":
-        click.echo(render.junit(the_plan.violations, head.tenants, suite="mm2gov plan"), nl=False)
-    else:
-        click.echo(render_plan.text(the_plan, base_label), nl=False)
+    click.echo(render_plan.report(output_format, the_plan, base_label, repo=str(repo), tenants=head.tenants),
+               nl=False)
     if at_or_above(the_plan.violations, fail_on):
         sys.exit(EXIT_VIOLATIONS)
 
@@ -279,36 +255,6 @@ def generate(repo: Path, out: Path, secrets_path: str, opa_url: str | None) -> N
     click.echo(f"wrote {len(written)} files to {out}")
 
 
-def _render_changes(results, output_format: str, verb: str, kube=None) -> None:
-    if output_format == "json":
-        document = {"clusters": [c.to_record() for c in results],
-                    "changes": sum(c.count for c in results) + (kube.count if kube else 0)}
-        if kube is not None:
-            document["kubernetes"] = kube.to_record()
-        click.echo(json.dumps(document, indent=2))
-        return
-    if kube is not None:
-        click.echo(f"kubernetes: {kube.count} change(s) {verb}")
-        for label, names in (("+", kube.created), ("~", kube.updated), ("-", kube.deleted)):
-            for name in names:
-                click.echo(f"  {label} {name}")
-    for changes in results:
-        click.echo(f"{changes.cluster}: {changes.count} change(s) {verb}")
-        for b in changes.delete_acls:
-            click.echo(f"  - ACL {b.principal} {b.operation} {b.resource_type} {b.pattern_type} {b.resource_name}")
-        for principal in changes.delete_users:
-            click.echo(f"  - SCRAM user {principal}")
-        for principal in changes.create_users:
-            click.echo(f"  + SCRAM user {principal}")
-        for topic, partitions in changes.create_topics:
-            click.echo(f"  + topic {topic} ({partitions} partitions, as its source topic)")
-        for b in changes.create_acls:
-            click.echo(f"  + ACL {b.principal} {b.operation} {b.resource_type} {b.pattern_type} {b.resource_name}")
-        for b in changes.foreign:
-            click.echo(f"  ! foreign ACL left alone: {b.principal} {b.permission} {b.operation} "
-                       f"{b.resource_type} {b.pattern_type} {b.resource_name}")
-
-
 @cli.command()
 @repo_argument
 @click.option("--dry-run", is_flag=True, help="Show the changes, make none.")
@@ -340,7 +286,10 @@ def apply(repo: Path, dry_run: bool, batch_size: int, kubeconfig: Path | None, s
     elif state.strimzi:
         log.warning("%d Strimzi objects not applied: no --kubeconfig (write them with `mm2gov generate`)",
                     len(state.strimzi))
-    _render_changes(results, output_format, "planned (dry run)" if dry_run else "applied", kube)
+    from governance.render import changes as render_changes
+
+    click.echo(render_changes.as_json(results, kube) if output_format == "json" else
+               render_changes.text(results, "planned (dry run)" if dry_run else "applied", kube), nl=False)
 
 
 @cli.command()
@@ -355,6 +304,7 @@ def drift(repo: Path, secrets_dir: Path, output_format: str, opa_url: str | None
     report CA and client certificates that are missing, expired or expire within --warn-days.
     Exit 1 when what mm2gov owns differs from the desired state or a certificate needs attention."""
     from governance.kafka.apply import apply_state
+    from governance.render import changes as render_changes
     from governance.secrets.expiry import certificate_expiry
     from governance.secrets.store import DirSecretStore
 
@@ -362,18 +312,9 @@ def drift(repo: Path, secrets_dir: Path, output_format: str, opa_url: str | None
     store = DirSecretStore(secrets_dir)
     results = apply_state(state, inventory.clusters, store, dry_run=True)
     certificates = certificate_expiry(state, inventory.clusters, store, warn_days=warn_days)
-    attention = [c for c in certificates if c.needs_attention]
-    if output_format == "json":
-        click.echo(json.dumps({"clusters": [c.to_record() for c in results],
-                               "changes": sum(c.count for c in results),
-                               "certificates": [c.to_record() for c in certificates]}, indent=2))
-    else:
-        _render_changes(results, output_format, "of drift")
-        click.echo(f"certificates: {len(certificates)} checked, {len(attention)} need attention")
-        for cert in attention:
-            when = f", not after {cert.not_after} ({cert.days_left} days)" if cert.not_after else ""
-            click.echo(f"  ! {cert.status} {cert.secret}/{cert.key}{when}")
-    if any(c.count for c in results) or attention:
+    render = render_changes.drift_json if output_format == "json" else render_changes.drift_text
+    click.echo(render(results, certificates), nl=False)
+    if any(c.count for c in results) or any(c.needs_attention for c in certificates):
         sys.exit(EXIT_VIOLATIONS)
 
 
@@ -428,17 +369,14 @@ def secrets_issue(repo: Path, target: str, kubeconfig: Path | None, system_names
                   output_format: str, opa_url: str | None) -> None:
     """Create every missing CA, SCRAM credential and client certificate REPO's desired state
     needs. Existing secrets are kept; the output names secrets, fingerprints and expiry, never values."""
+    from governance.render import secrets as render_secrets
     from governance.secrets.issue import issue_missing
 
     inventory, state = _desired_state(repo, opa_url, "/etc/mm2gov/secrets")
     store, where = _secret_store(target, kubeconfig, system_namespace, state, inventory.clusters)
     issued = issue_missing(state, inventory.clusters, store, key_algorithm)
-    if output_format == "json":
-        click.echo(json.dumps({"issued": [i.to_record() for i in issued]}, indent=2))
-        return
-    for item in issued:
-        click.echo(f"+ {item.describe()}")
-    click.echo(f"{len(issued)} secret(s) issued into {where}")
+    click.echo(render_secrets.issued_json(issued) if output_format == "json" else
+               render_secrets.issued_text(issued, where), nl=False)
 
 
 @secrets.command("rotate")
@@ -459,6 +397,7 @@ def secrets_rotate(repo: Path, target: str, tenant: str | None, admin_secrets_di
     the brokers, dependants (KafkaMirrorMaker2, Deployments labelled mm2gov.io/flow) are rolled
     with --kubeconfig, and the old ones stop working. Flows to restart are listed."""
     from governance.kafka.apply import client_config
+    from governance.render import secrets as render_secrets
     from governance.secrets.rotate import roll_dependants, rotate
     from governance.secrets.store import DirSecretStore
 
@@ -472,17 +411,8 @@ def secrets_rotate(repo: Path, target: str, tenant: str | None, admin_secrets_di
 
         rotated_at = max(r.issued_at for r in result.rotated)
         result.rolled = roll_dependants(api_client(kubeconfig), state, inventory.clusters, result.flows, rotated_at)
-    if output_format == "json":
-        click.echo(json.dumps(result.to_record(), indent=2))
-        return
-    for item in result.rotated:
-        click.echo(f"~ {item.describe()}")
-    for name in result.rolled:
-        click.echo(f"rolled {name}")
-    unrolled = [f for f in result.flows if not any(r.endswith("/" + f) for r in result.rolled)]
-    if unrolled:
-        click.echo(f"restart these MM2 flows to pick up the new secrets: {', '.join(unrolled)}")
-    click.echo(f"{len(result.rotated)} secret(s) rotated in {where}")
+    click.echo(render_secrets.rotation_json(result) if output_format == "json" else
+               render_secrets.rotation_text(result, where), nl=False)
 
 
 @cli.group()
@@ -514,7 +444,7 @@ def admission_serve(repo: Path, tls_cert: Path, tls_key: Path, host: str, port: 
     import threading
     from contextlib import ExitStack
 
-    from governance.admission.decider import NamespaceLabels
+    from governance.admission.namespaces import NamespaceWatch
     from governance.admission.server import serve
     from governance.config import load_inventory
     from governance.policy.bundle import builtin_modules
@@ -530,11 +460,11 @@ def admission_serve(repo: Path, tls_cert: Path, tls_key: Path, host: str, port: 
 
         if in_cluster:
             config.load_incluster_config()
-            labels = NamespaceLabels(client.ApiClient())
+            labels = NamespaceWatch(client.ApiClient())
         else:
             from governance.k8s.strimzi_apply import api_client
 
-            labels = NamespaceLabels(api_client(kubeconfig))
+            labels = NamespaceWatch(api_client(kubeconfig))
     with ExitStack() as stack:
         engine = stack.enter_context(OpaEngine(builtin_modules(), opa_url))
 
@@ -612,9 +542,8 @@ def import_legacy(legacy: Path, tenant: str, out: Path | None) -> None:
     """Print the governance repo an existing MM2 properties file corresponds to, with a warning
     per unsafe setting (inline secrets, blacklist names, ACL sync, .* patterns). Secrets are
     never echoed."""
-    import yaml
-
     from governance.importer import import_properties, read_properties_file
+    from governance.render import importer as render_import
 
     try:
         imported = import_properties(read_properties_file(legacy), tenant)
@@ -622,15 +551,14 @@ def import_legacy(legacy: Path, tenant: str, out: Path | None) -> None:
         raise click.UsageError(f"{legacy}: {exc}") from None
     for warning in imported.warnings:
         click.echo(f"warning: {warning}", err=True)
-    clusters = yaml.safe_dump(imported.clusters, sort_keys=False)
-    tenant_yaml = yaml.safe_dump(imported.tenant, sort_keys=False)
+    files = render_import.repo_files(imported, tenant)
     if out is None:
-        click.echo(f"# clusters.yaml\n{clusters}---\n# tenants/{tenant}.yaml\n{tenant_yaml}", nl=False)
+        click.echo(render_import.text(files), nl=False)
         return
     (out / "tenants").mkdir(parents=True, exist_ok=True)
-    (out / "clusters.yaml").write_text(clusters)
-    (out / "tenants" / f"{tenant}.yaml").write_text(tenant_yaml)
-    click.echo(f"wrote {out / 'clusters.yaml'} and {out / 'tenants' / (tenant + '.yaml')}")
+    for relative, content in files.items():
+        (out / relative).write_text(content)
+    click.echo(f"wrote {' and '.join(str(out / relative) for relative in files)}")
 
 
 # -- doctor ----------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ class StateCollector:
         self.decider = decider
 
     def collect(self):  # type: ignore[no-untyped-def]
-        state = self.decider.state
+        state = self.decider.sync.state
         yield GaugeMetricFamily("mm2gov_admission_repo_in_force",
                                 "1 when a good governance repo is enforced", value=int(state.in_force))
         yield GaugeMetricFamily("mm2gov_admission_repo_refused",
@@ -289,8 +289,8 @@ def serve(repo: Path, opa_url: str, cert: Path, key: Path, host: str, port: int,
         decider.namespaces.start()
         if not decider.namespaces.wait_ready(10):
             log.warning("the namespace cache is not filled after 10 s: reviews are denied until it is")
-    decider.load_repo()
-    decider.watch(reload_interval)
+    decider.sync.load()
+    decider.sync.watch(reload_interval)
     server = WebhookServer((host, port), decider, tls_context(cert, key))
     log.info("admission webhook on https://%s:%d/validate (repo %s, OPA %s)", host, server.server_address[1],
              repo, opa_url)

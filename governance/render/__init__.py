@@ -1,1 +1,4 @@
-"""Renderers: violations and plans as text, JSON, Markdown, SARIF and JUnit."""
+"""What `mm2gov` prints: pure functions from typed results to text, JSON, Markdown, SARIF and JUnit.
+
+The CLI (governance/cli.py) only echoes what these return, so output is read and tested here.
+"""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 
 from governance.plan.diff import PermissionChange, Plan
 from governance.render import violations as render_violations
@@ -77,3 +78,16 @@ def as_json(plan: Plan, base_label: str) -> str:
                                    "permissions_lost": len(plan.permissions_lost),
                                    "violations": render_violations.summary(plan.violations)}},
                       indent=2) + "\n"
+
+
+def report(output_format: str, plan: Plan, base_label: str, *, repo: str, tenants: Iterable[str]) -> str:
+    """`mm2gov plan`'s output in one of its formats: SARIF and JUnit carry the head's violations."""
+    if output_format == "json":
+        return as_json(plan, base_label)
+    if output_format == "markdown":
+        return markdown(plan, base_label)
+    if output_format == "sarif":
+        return render_violations.sarif(plan.violations, repo)
+    if output_format == "junit":
+        return render_violations.junit(plan.violations, tenants, suite="mm2gov plan")
+    return text(plan, base_label)

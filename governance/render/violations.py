@@ -10,7 +10,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from governance import __version__
-from governance.policy.engine import SEVERITIES, Violation, severity_rank
+from governance.policy.engine import SEVERITIES, Violation, at_or_above, severity_rank
 
 SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
 
@@ -95,3 +95,18 @@ def junit(violations: list[Violation], tenants: Iterable[str], suite: str = "mm2
             failure.text = "\n".join(f"{v.location}: {v.severity} {v.rule}: {v.message}" for v in found)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def report(output_format: str, violations: list[Violation], *, repo: str, tenants: Iterable[str], fail_on: str,
+           scopes: dict[str, Any]) -> str:
+    """`mm2gov validate`'s output in one of its formats (text, json, markdown, sarif, junit)."""
+    if output_format == "json":
+        return as_json(violations, valid=not at_or_above(violations, fail_on), fail_on=fail_on,
+                       tenants=sorted(tenants), scopes=scopes)
+    if output_format == "markdown":
+        return markdown(violations)
+    if output_format == "sarif":
+        return sarif(violations, repo)
+    if output_format == "junit":
+        return junit(violations, tenants)
+    return text(violations)

@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from governance.admission.decider import OpaConnection, parse_verdict
+from governance.admission.decider import parse_verdict
+from governance.admission.opa import OpaConnection
 from governance.admission.review import (
     MAX_ITEMS,
     MAX_NESTING,
@@ -398,11 +399,12 @@ def _kafka_topic(namespace: str = "payments") -> dict:
 
 
 def test_unknown_namespaces_and_an_unfilled_cache_deny(acme_copy):
-    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+    from governance.admission.decider import AdmissionDecider
+    from governance.admission.namespaces import StaticNamespaces
 
     opa = RoutingOpa([])
     decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
-    assert decider.load_repo() and decider.readiness() == (True, "ready\n")
+    assert decider.sync.load() and decider.readiness() == (True, "ready\n")
     assert decider.decide(_kafka_topic()).allowed
     assert opa.inputs[-1]["tenant"] == "payments"
     unknown = decider.decide(_kafka_topic("nowhere"))
@@ -411,18 +413,19 @@ def test_unknown_namespaces_and_an_unfilled_cache_deny(acme_copy):
     assert "not filled yet" in decider.decide(_kafka_topic()).reason
     assert decider.readiness()[0] is False
     blind = AdmissionDecider(acme_copy, opa.url, None)
-    blind.load_repo()
+    blind.sync.load()
     assert "no namespace source" in blind.decide(_kafka_topic()).reason
     assert blind.readiness() == (False, "not ready: no namespace source (--kubeconfig or --in-cluster): every review "
                                         "is denied\n")
 
 
 def test_a_repo_with_high_violations_is_never_enforced(acme_copy):
-    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+    from governance.admission.decider import AdmissionDecider
+    from governance.admission.namespaces import StaticNamespaces
 
     opa = RoutingOpa([{"rule": "prefix_overlap", "severity": "high"}, {"rule": "owner_domain", "severity": "medium"}])
     decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
-    assert not decider.load_repo()
+    assert not decider.sync.load()
     ready, text = decider.readiness()
     assert not ready and "no good governance repo was ever loaded" in text and "prefix_overlap" in text
     assert "/v1/data/mm2gov_repo" not in opa.data
@@ -431,33 +434,34 @@ def test_a_repo_with_high_violations_is_never_enforced(acme_copy):
     opa.repo_violations = [{"rule": "owner_domain", "severity": "medium"}]  # fixed: only a medium one left
     tenant = acme_copy / "tenants" / "payments.yaml"
     tenant.write_text(tenant.read_text() + "\n")
-    assert decider.load_repo() and decider.readiness() == (True, "ready\n")
+    assert decider.sync.load() and decider.readiness() == (True, "ready\n")
     assert b'"payments"' in opa.data["/v1/data/mm2gov_repo"]
-    assert decider.state.adopted == 1 and decider.state.refusals == 1
+    assert decider.sync.state.adopted == 1 and decider.sync.state.refusals == 1
     # a newer repo with a critical violation: the last good one stays, and /readyz says so
     opa.repo_violations = [{"rule": "principal_wildcard", "severity": "critical"}]
     tenant.write_text(tenant.read_text().replace("payments-platform@acme.example", "payments-team@acme.example"))
     pushed = opa.data["/v1/data/mm2gov_repo"]
-    assert decider.load_repo()
+    assert decider.sync.load()
     assert opa.data["/v1/data/mm2gov_repo"] == pushed
     ready, text = decider.readiness()
     assert ready and "the newer governance repo on disk is refused" in text and "principal_wildcard" in text
     assert decider.decide(_kafka_topic()).allowed
     # a repo that does not load at all is refused the same way
     tenant.write_text("name: [unclosed")
-    decider.load_repo()
-    assert "does not load" in decider.state.refused and decider.state.refusals == 3
+    decider.sync.load()
+    assert "does not load" in decider.sync.state.refused and decider.sync.state.refusals == 3
 
 
 def test_metrics_report_the_repo_and_the_namespace_cache(acme_copy):
     from prometheus_client import generate_latest
 
-    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+    from governance.admission.decider import AdmissionDecider
+    from governance.admission.namespaces import StaticNamespaces
     from governance.admission.server import Metrics
 
     opa = RoutingOpa([{"rule": "prefix_overlap", "severity": "high"}])
     decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {}}))
-    decider.load_repo()
+    decider.sync.load()
     text = generate_latest(Metrics(decider).registry).decode()
     for line in ("mm2gov_admission_repo_in_force 0.0", "mm2gov_admission_repo_refused 1.0",
                  "mm2gov_admission_repo_refusals_total 1.0", "mm2gov_admission_namespace_cache_ready 1.0",
@@ -490,7 +494,7 @@ class FakeCore:
 def test_namespace_watch_lists_again_after_an_expired_or_failed_watch():
     from kubernetes.client.exceptions import ApiException
 
-    from governance.admission.decider import NamespaceWatch
+    from governance.admission.namespaces import NamespaceWatch
 
     watch = NamespaceWatch(None, max_backoff=0.01)
     core = watch.core = FakeCore({"payments": {"mm2gov.io/tenant": "payments"}})  # type: ignore[assignment]
@@ -518,7 +522,8 @@ def served(acme_copy, tmp_path):
     """The webhook's HTTPS server in this process, with a stand-in OPA."""
     import ssl
 
-    from governance.admission.decider import AdmissionDecider, StaticNamespaces
+    from governance.admission.decider import AdmissionDecider
+    from governance.admission.namespaces import StaticNamespaces
     from governance.admission.server import WebhookServer, tls_context
     from governance.devstack.files import write_private
     from governance.secrets.pki import issue_cert, new_ca
@@ -528,7 +533,7 @@ def served(acme_copy, tmp_path):
     write_private(tmp_path / "tls.crt", pair.cert_pem())
     write_private(tmp_path / "tls.key", pair.key_pem())
     decider = AdmissionDecider(acme_copy, RoutingOpa([]).url, StaticNamespaces({"payments": {}}))
-    decider.load_repo()
+    decider.sync.load()
     server = WebhookServer(("127.0.0.1", 0), decider, tls_context(tmp_path / "tls.crt", tmp_path / "tls.key"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     context = ssl.create_default_context(cadata=ca.cert_pem().decode())
