@@ -81,6 +81,22 @@ def connect_names(flow: str) -> ConnectNames:
     return ConnectNames(f"{internal}connect", f"{internal}configs", f"{internal}offsets", f"{internal}status")
 
 
+@dataclass(frozen=True)
+class Mm2FlowTopics:
+    """The flow's own MM2 topics on the target, which MM2 would otherwise name per cluster alias and
+    share between every flow of the same clusters. The flow's ReplicationPolicy
+    (replication-policy/, `mm2gov.flow.*.topic`) reads these names; it never derives them."""
+
+    offset_syncs: str
+    checkpoints: str
+    heartbeats: str
+
+
+def mm2_flow_topics(flow: str) -> Mm2FlowTopics:
+    internal = mm2_internal_prefix(flow)
+    return Mm2FlowTopics(f"{internal}offset-syncs", f"{internal}checkpoints", f"{internal}heartbeats")
+
+
 def remote_prefix(replication_policy: str, source_alias: str) -> str:
     """What MM2 puts before a source topic's name on the target: '<source>.' (default) or '' (identity)."""
     return "" if replication_policy == "identity" else f"{source_alias}{REMOTE_SEPARATOR}"

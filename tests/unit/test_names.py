@@ -41,6 +41,22 @@ def test_flow_ids_are_injective(flows):
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(LABEL, LABEL, LABEL), min_size=2, max_size=30, unique=True))
+def test_each_flows_mm2_topics_are_its_own(flows):
+    """Every MM2 topic of a flow (Connect's and the ReplicationPolicy's) is inside the flow's own
+    prefix, distinct from each other, and no two flows share one."""
+    seen: dict[str, str] = {}
+    for flow in {names.flow_id(*f) for f in flows}:
+        connect, mm2 = names.connect_names(flow), names.mm2_flow_topics(flow)
+        own = [connect.group, connect.configs, connect.offsets, connect.status,
+               mm2.offset_syncs, mm2.checkpoints, mm2.heartbeats]
+        assert len(set(own)) == len(own)
+        assert all(name.startswith(names.mm2_internal_prefix(flow)) for name in own)
+        for name in own:
+            assert seen.setdefault(name, flow) == flow, f"{name} of {flow} and {seen[name]}"
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(LABEL, USER), min_size=2, max_size=40, unique=True))
 def test_secret_names_are_injective(pairs):
     scram = {names.scram_secret(cluster, f"User:{user}") for cluster, user in pairs}
