@@ -1,4 +1,9 @@
-"""MirrorMaker 2 in dedicated mode, run from a properties file as upstream does."""
+"""MirrorMaker 2 in dedicated mode, run from a properties file as upstream does.
+
+The class path is mm2gov's per-flow replication policy (replication-policy/, built at setup by
+install/replication-policy.sh), then Kafka's libs: a flow's file names
+`io.mm2gov.replication.FlowReplicationPolicy` (or the identity one) as `replication.policy.class`.
+"""
 
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ class MirrorMaker:
 
     def start(self, timeout: float = 120) -> None:
         java = tools.java()
-        dist = tools.kafka()
+        classpath = mm2_classpath()
         log4j = self.home / "log4j2.properties"
         write_public(log4j, LOG4J2.encode())
         agent = []
@@ -49,7 +54,7 @@ class MirrorMaker:
             name=f"mm2-{self.name}",
             argv=[
                 str(java), *JVM_OPTS, *agent, f"-Dlog4j2.configurationFile={log4j}",
-                "-cp", dist.classpath, MAIN_CLASS, str(self.properties),
+                "-cp", classpath, MAIN_CLASS, str(self.properties),
             ],
             log_path=self.log_path,
             cwd=self.home,
@@ -76,6 +81,11 @@ class MirrorMaker:
     def stop(self) -> None:
         if self.process:
             self.process.stop()
+
+
+def mm2_classpath() -> str:
+    """The replication policy's jar before Kafka's libs (MissingTool, with the remedy, when either is absent)."""
+    return f"{tools.replication_policy_jar()}:{tools.kafka().classpath}"
 
 
 def dedicated_properties(

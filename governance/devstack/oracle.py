@@ -39,7 +39,6 @@ Requests (every one may carry an "id", copied into its answer) and answers:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import subprocess
@@ -69,14 +68,8 @@ class OracleError(RuntimeFailure):
 
 
 def sources_key(kafka_version: str) -> str:
-    """The cache key install/oracle.sh uses: sha256 of `sha256sum` over pom.xml and src/ (sorted) plus the version."""
-    files = sorted(
-        path.relative_to(ORACLE_SOURCES).as_posix()
-        for path in [ORACLE_SOURCES / "pom.xml", *(ORACLE_SOURCES / "src").rglob("*")]
-        if path.is_file()
-    )
-    listing = "".join(f"{hashlib.sha256((ORACLE_SOURCES / name).read_bytes()).hexdigest()}  {name}\n" for name in files)
-    return hashlib.sha256(f"{listing}kafka {kafka_version}\n".encode()).hexdigest()[:16]
+    """The cache key install/oracle.sh uses for the oracle's sources and this Kafka version (tools.sources_key)."""
+    return tools.sources_key(ORACLE_SOURCES, kafka_version)
 
 
 def oracle_jar() -> Path:

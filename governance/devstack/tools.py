@@ -2,14 +2,16 @@
 
 The tools mm2gov itself runs (opa, Java, Spark's Kafka jars), the pinned versions and the cache
 are found by `governance.tools` (re-exported here); this module adds what only the local stack
-runs: the Kafka distribution, kube-apiserver, etcd, the JMX exporter agent and kustomize (which
-builds the manifests under k8s/ for the tests). `make setup`
+runs: the Kafka distribution, kube-apiserver, etcd, the JMX exporter agent, kustomize (which
+builds the manifests under k8s/ for the tests) and the jars built from this checkout's Java modules
+(the per-flow MM2 replication policy; the oracle's is found by devstack/oracle.py). `make setup`
 (install/*.sh) puts them in the cache; every lookup fails with one line that says what is
 missing and how to get it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from dataclasses import dataclass
@@ -41,12 +43,17 @@ __all__ = [
     "kube_apiserver",
     "kustomize",
     "opa",
+    "replication_policy_jar",
+    "sources_key",
     "spark_kafka_jars",
     "strimzi_crds",
     "versions",
 ]
 
 INSTALL_DIR = Path(__file__).parent / "install"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+REPLICATION_POLICY_SOURCES = REPO_ROOT / "replication-policy"
+REPLICATION_POLICY_JAR = "mm2gov-replication-policy.jar"
 
 
 @dataclass(frozen=True)
@@ -120,3 +127,33 @@ def jmx_exporter_agent() -> Path:
     if not path.is_file():
         raise MissingTool(f"JMX exporter agent not found at {path}: {setup_hint('kafka.sh')}")
     return path
+
+
+def sources_key(sources: Path, kafka_version: str) -> str:
+    """The cache key of a Java module built by an install script (oracle.sh, replication-policy.sh).
+
+    The scripts compute it as `find pom.xml src -type f | LC_ALL=C sort | xargs sha256sum`, then the line
+    `kafka <version>`, through sha256sum, first 16 hex digits: a change to the sources or to the
+    pinned Kafka gives another key, hence a rebuild.
+    """
+    files = sorted(
+        path.relative_to(sources).as_posix()
+        for path in [sources / "pom.xml", *(sources / "src").rglob("*")]
+        if path.is_file()
+    )
+    listing = "".join(f"{hashlib.sha256((sources / name).read_bytes()).hexdigest()}  {name}\n" for name in files)
+    return hashlib.sha256(f"{listing}kafka {kafka_version}\n".encode()).hexdigest()[:16]
+
+
+def replication_policy_jar() -> Path:
+    """The per-flow MM2 ReplicationPolicy (replication-policy/, io.mm2gov.replication) built from these sources
+    for the pinned Kafka by install/replication-policy.sh; every devstack MM2 has it on its class path."""
+    version = versions()["KAFKA_VERSION"]
+    if not (REPLICATION_POLICY_SOURCES / "pom.xml").is_file():
+        raise MissingTool(f"the replication policy's sources are not at {REPLICATION_POLICY_SOURCES}: "
+                          "the local stack runs from a checkout of mm2gov")
+    home = cache_dir() / f"replication-policy-{sources_key(REPLICATION_POLICY_SOURCES, version)}"
+    if not (home / ".complete").is_file():
+        raise MissingTool(f"the MM2 replication policy for these sources and Kafka {version} is not built in {home}: "
+                          f"{setup_hint('replication-policy.sh')}")
+    return home / REPLICATION_POLICY_JAR
