@@ -1,37 +1,53 @@
-"""Benchmark: the audit's record scan (Spark's Kafka source) against a plain confluent-kafka consumer.
+"""Benchmark: the audit's record scan (Spark's Kafka source), against a plain consumer and across Spark masters.
 
-Starts one real Kafka broker (the local stack's, SASL_SSL + SCRAM), writes a topic of
-`--records` records over 4 partitions with a tenant-marker header, then reads the whole
-topic twice in the same run: with a confluent-kafka Consumer (the reference) and with
-`spark_audit.records.read_records` on local[2] (hash + marker per record, as the audit
-does; Spark session start not counted), alternately, `--runs` times each. Prints the best
-records/s of each (and every run's time) and the ratio.
-Target: the Spark scan reaches at least 50% of the plain consumer's rate.
+Starts one real Kafka broker (the local stack's, SASL_SSL + SCRAM), writes a topic of `--records`
+records over 4 partitions with a tenant-marker header, then, in the same run:
 
-Usage: python bench/audit_scan.py [--records 1000000] [--value-bytes 512] [--runs 3]
+- reference: reads the whole topic with a confluent-kafka Consumer (the reference) and with
+  `spark_audit.records.read_records` on local[2] (hash + marker per record, as the audit does; Spark
+  session start not counted), alternately, `--runs` times each. Prints the best records/s of each
+  (and every run's time) and the ratio. Target: the Spark scan reaches at least 50% of the plain
+  consumer's rate.
+- cluster: the same scan on local[2], on a Spark standalone cluster with one worker and on one with
+  two workers (one core each, every daemon and executor its own JVM, started from pyspark's own
+  distribution on loopback: `governance/devstack/spark_cluster.py`), `--runs` times each after a
+  warm-up scan. Every scan's answer (records, marked records, an XOR of the per-record hashes)
+  must be the same in every mode. Prints the best records/s of each, the 2-worker/1-worker ratio,
+  the cores each side kept busy during the best run (executors, the broker, the driver, and every
+  other process on the machine; read from /proc) and, from those figures, where the scan stops
+  scaling on this machine's cores.
+
+Usage: python bench/audit_scan.py [--mode all|reference|cluster] [--records 1000000] [--value-bytes 512] [--runs 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (bench/secrets.py: stdlib name)
 
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from pyspark import SparkContext  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from governance.devstack import tools  # noqa: E402
+from governance.devstack.process import group_members  # noqa: E402
+from governance.devstack.spark_cluster import SparkStandalone  # noqa: E402
 from governance.devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from spark_audit.records import offset_window, read_records  # noqa: E402
 from spark_audit.run import spark_session  # noqa: E402
 
 TOPIC, PARTITIONS = "bench.scan", 4
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def fill(config: dict, records: int, value_bytes: int) -> None:
@@ -71,22 +87,181 @@ def consume_all(config: dict, window: dict) -> tuple[int, float]:
     return count, seconds
 
 
-def spark_scan(spark: SparkSession, config: dict, window: dict) -> int:
+def spark_scan(spark: SparkSession, config: dict, window: dict) -> tuple[int, int, int]:
     """The audit's scan, aggregated so that every hash and marker is computed (a bare count()
-    would let Spark prune those columns and read nothing but offsets)."""
+    would let Spark prune those columns and read nothing but offsets): (records, marked, XOR of
+    the records' hashes), the same whichever executor read which partition."""
     frame = read_records(spark, "source", config, window, ["lob"])
-    row = frame.agg(F.count("*").alias("records"), F.count("marker"), F.max("record_hash")).first()
-    return int(row["records"])
+    row = frame.agg(F.count("*").alias("records"), F.count("marker").alias("marked"),
+                    F.bit_xor(F.xxhash64("record_hash")).alias("hashes")).first()
+    return int(row["records"]), int(row["marked"]), int(row["hashes"])
+
+
+# -- CPU: who used the cores during a scan -----------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of every live process in `pid`'s process group (a JVM and its children)."""
+    total = 0
+    for member in group_members(pid) or [pid]:
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLOCK_TICKS
+
+
+def machine_busy_seconds() -> float:
+    """CPU time every core of the machine spent not idle (all processes, ours and anyone else's)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / CLOCK_TICKS  # user..steal; guest time is already in user
+
+
+def own_cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+@dataclass
+class Run:
+    answer: tuple[int, int, int]
+    seconds: float
+    cpu: dict[str, float] = field(default_factory=dict)  # core-seconds per side during the run
+    machine: float = 0.0  # core-seconds the whole machine was busy during the run
+
+    def busy(self) -> dict[str, float]:
+        """Cores busy per side (core-seconds per wall second), `other` being every other process."""
+        sides = {side: seconds / self.seconds for side, seconds in self.cpu.items()}
+        sides["other"] = max(0.0, self.machine / self.seconds - sum(sides.values()))
+        return sides
+
+    @property
+    def rate(self) -> float:
+        return self.answer[0] / self.seconds
+
+
+def timed(spark: SparkSession, config: dict, window: dict, sides: dict[str, Callable[[], float]]) -> Run:
+    before = {name: probe() for name, probe in sides.items()}
+    machine = machine_busy_seconds()
+    began = time.perf_counter()
+    answer = spark_scan(spark, config, window)
+    seconds = time.perf_counter() - began
+    return Run(answer, seconds, {name: probe() - before[name] for name, probe in sides.items()},
+               machine_busy_seconds() - machine)
+
+
+# -- modes -------------------------------------------------------------------------------------
+
+
+def reference(config: dict, window: dict, runs: int) -> None:
+    spark = spark_session("local[2]", "mm2gov-bench-scan",
+                          settings={"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
+    spark_scan(spark, config, window)  # warm-up: JVM, connector classes
+    plain_runs, spark_runs = [], []
+    for _ in range(runs):  # alternated, so that both see the same machine
+        plain_runs.append(consume_all(config, window))
+        began = time.perf_counter()
+        spark_runs.append((spark_scan(spark, config, window)[0], time.perf_counter() - began))
+    spark.stop()
+    print("reference: a plain consumer and the audit's Spark scan (local[2]), alternated")
+    rates = {}
+    for name, results in (("confluent-kafka consumer", plain_runs), ("Spark Kafka scan (audit)", spark_runs)):
+        count, seconds = min(results, key=lambda run: run[1])
+        rates[name] = count / seconds
+        print(f"  {name:<26} {count:>8} records, best of {len(results)}: {seconds:6.2f} s "
+              f"{rates[name]:>10,.0f} records/s  (all: {', '.join(f'{s:.2f}' for _, s in results)} s)")
+    ratio = rates["Spark Kafka scan (audit)"] / rates["confluent-kafka consumer"]
+    verdict = "met" if ratio >= 0.5 else "MISSED"
+    print(f"  target: Spark scan at least 50% of the plain consumer -> {ratio:.0%} ({verdict})")
+
+
+def cluster(config: dict, window: dict, runs: int, broker_pid: int, scratch: Path) -> None:
+    jars = ",".join(map(str, tools.spark_kafka_jars()))
+    results: dict[str, list[Run]] = {}
+
+    def measure(name: str, master: str, settings: dict[str, str], executors: dict[str, Callable[[], float]]) -> None:
+        spark = spark_session(master, f"mm2gov-bench-scan {name}", settings={"spark.jars": jars, **settings})
+        driver = SparkContext._gateway.proc.pid  # the driver JVM (local[2]: it runs the tasks too)
+        sides = {**executors, "broker": lambda: cpu_seconds(broker_pid),
+                 "driver" if executors else "driver+tasks": lambda: own_cpu_seconds(driver) + sum(os.times()[:2])}
+        spark_scan(spark, config, window)  # warm-up (JVMs, JIT, executors, connector classes), not counted
+        results[name] = [timed(spark, config, window, sides) for _ in range(runs)]
+        spark.stop()
+        best = min(results[name], key=lambda run: run.seconds)
+        print(f"  {name:<22} best of {runs}: {best.seconds:6.2f} s {best.rate:>10,.0f} records/s  "
+              f"(all: {', '.join(f'{r.seconds:.2f}' for r in results[name])} s)")
+
+    print(f"cluster: the audit's Spark scan of {sum(e - s for p in window.values() for s, e in p.values())} records, "
+          f"{PARTITIONS} partitions, on {os.cpu_count()} cores")
+    measure("local[2]", "local[2]", {}, {})
+    for workers in (1, 2):
+        with SparkStandalone(scratch / f"spark-{workers}w", workers=workers, cores=1, memory="2g") as standalone:
+            pids = [p for name, p in standalone.pids().items() if name.startswith("spark-worker")]
+            executors = {"executors": lambda pids=pids: sum(cpu_seconds(pid) for pid in pids)}
+            measure(f"standalone, {workers} worker{'s' if workers > 1 else ''}", standalone.url,
+                    {"spark.cores.max": str(workers), "spark.executor.memory": "1g",
+                     "spark.scheduler.minRegisteredResourcesRatio": "1.0"}, executors)
+
+    answers = {run.answer for rs in results.values() for run in rs}
+    expected = sum(end - start for parts in window.values() for start, end in parts.values())
+    assert len(answers) == 1, f"the modes disagree: {answers}"  # whichever master and executor read what
+    [(records, marked, hashes)] = answers
+    assert records == marked == expected, answers
+    print(f"  answers: identical in every run ({records} records, all marked, hash XOR {hashes & (2**64 - 1):016x})")
+
+    best = {name: min(rs, key=lambda run: run.seconds) for name, rs in results.items()}
+    one, two = best["standalone, 1 worker"], best["standalone, 2 workers"]
+    ratio = two.rate / one.rate
+    print(f"  2 workers / 1 worker: {ratio:.2f}x (ideal 2.00x); 2 workers / local[2]: "
+          f"{two.rate / best['local[2]'].rate:.2f}x")
+    print("  cores busy during the best run (CPU seconds per wall second, from /proc; the machine has "
+          f"{os.cpu_count()} cores; other = every other process on it):")
+    for name, run in best.items():
+        busy = run.busy()
+        print(f"    {name:<22} " + ", ".join(f"{side} {value:.2f}" for side, value in busy.items())
+              + f"  = {sum(busy.values()):.2f}")
+    print("  " + scaling_verdict(one, two, ratio))
+
+
+def scaling_verdict(one: Run, two: Run, ratio: float) -> str:
+    """Where the scan stops scaling, from the figures: the 2-worker run's CPU against the cores."""
+    cores = os.cpu_count() or 1
+    busy = two.busy()
+    total = sum(busy.values())
+    alone = one.busy().get("executors", 0)
+    others = ", ".join(f"{side} {value:.2f}" for side, value in sorted(busy.items(), key=lambda kv: -kv[1])
+                       if side != "executors")
+    shared = (f" Other processes took {busy['other']:.2f} cores of this machine during that run: the figures "
+              "are skewed by them; rerun on a quiet machine to compare." if busy["other"] >= 0.25 else "")
+    if total >= 0.85 * cores:
+        return (f"where it stops scaling: at 2 executors on {cores} cores. With two, the cores are "
+                f"{total / cores:.0%} busy (executors {busy.get('executors', 0):.2f}, {others}); one "
+                f"executor alone kept {alone:.2f} cores busy"
+                + (" (a one-core worker gives one task slot, not one CPU: the executor's JIT, GC and network "
+                   "threads run beside the task)" if alone > 1 else "")
+                + f", so the second executor only gets what is left: {ratio:.2f}x for twice the executors. More "
+                "executors need more cores (or the broker and the driver on other machines)." + shared)
+    return (f"not CPU-bound at 2 executors ({total:.2f} of {cores} cores busy: executors "
+            f"{busy.get('executors', 0):.2f}, {others}); {ratio:.2f}x for twice the executors: the limit is "
+            f"elsewhere (fetches from the one broker, task scheduling, {PARTITIONS} partitions for the tasks)."
+            + shared)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=["all", "reference", "cluster"], default="all")
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--value-bytes", type=int, default=512)
     parser.add_argument("--runs", type=int, default=3, help="timed runs of each reader; the best counts")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mm2gov-bench-scan-") as tmp:
-        stack = Stack(StackSpec(run_dir=Path(tmp), components=("kafka",), kafka_clusters=("source",))).up()
+        stack = Stack(StackSpec(run_dir=Path(tmp) / "stack", components=("kafka",),
+                                kafka_clusters=("source",))).up()
         try:
             config = stack.kafka["source"].admin_config()
             create_topics(admin_client(config), [TOPIC], partitions=PARTITIONS)
@@ -95,25 +270,12 @@ def main() -> None:
             print(f"wrote {args.records} records ({args.value_bytes}-byte values, {PARTITIONS} partitions) "
                   f"in {time.perf_counter() - began:.1f} s")
             window = offset_window(config, {TOPIC: PARTITIONS}, args.records)
-            spark = spark_session("local[2]", settings={"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
-            spark_scan(spark, config, window)  # warm-up: JVM, connector classes
-            plain_runs, spark_runs = [], []
-            for _ in range(args.runs):  # alternated, so that both see the same machine
-                plain_runs.append(consume_all(config, window))
-                began = time.perf_counter()
-                spark_runs.append((spark_scan(spark, config, window), time.perf_counter() - began))
-            spark.stop()
+            if args.mode in ("all", "reference"):
+                reference(config, window, args.runs)
+            if args.mode in ("all", "cluster"):
+                cluster(config, window, args.runs, stack.kafka["source"].process.pid, Path(tmp))
         finally:
             stack.down()
-    rates = {}
-    for name, runs in (("confluent-kafka consumer", plain_runs), ("Spark Kafka scan (audit)", spark_runs)):
-        count, seconds = min(runs, key=lambda run: run[1])
-        rates[name] = count / seconds
-        print(f"  {name}  {count:>8} records, best of {len(runs)}: {seconds:6.2f} s  {rates[name]:>10,.0f} records/s"
-              f"  (all: {', '.join(f'{s:.2f}' for _, s in runs)} s)")
-    ratio = rates["Spark Kafka scan (audit)"] / rates["confluent-kafka consumer"]
-    verdict = "met" if ratio >= 0.5 else "MISSED"
-    print(f"target: Spark scan at least 50% of the plain consumer -> {ratio:.0%} ({verdict})")
 
 
 if __name__ == "__main__":

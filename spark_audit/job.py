@@ -29,6 +29,7 @@ from spark_audit.tenancy import build_tenancy
 
 log = logging.getLogger("mm2gov.audit")
 SKIPPED_TOPICS = ("__", "_schemas", "mm2gov.ownership")
+SCAN_JOB = "mm2gov record scan"  # the description of each cluster's scan job: "mm2gov record scan <alias>"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +69,11 @@ def run_audit(repo: Path, store: SecretStore, options: AuditOptions,
             window = offset_window(config, _scan_topics(collected.rows["topics"], alias),
                                    options.records_per_partition)
             frame = read_records(spark, alias, config, window, markers).cache()
-            count = frame.count()
+            spark.sparkContext.setJobDescription(f"{SCAN_JOB} {alias}")  # names its stages (UI, event log)
+            try:
+                count = frame.count()
+            finally:
+                spark.sparkContext.setJobDescription(None)
         except Exception as exc:  # noqa: BLE001 - a refused or failed scan is a gap, reported as such
             reason = type(exc).__name__
             collected.partial.append(f"{alias}:records")

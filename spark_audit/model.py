@@ -142,22 +142,31 @@ def frames(spark: SparkSession, schemas: Mapping[str, StructType],
 
 
 def _frame(spark: SparkSession, rows: list[Any], schema: StructType, local: bool) -> DataFrame:
-    """Rows as a DataFrame the JVM can scan without a Python worker where it can.
+    """Rows as a DataFrame the JVM scans without a Python worker.
 
     `createDataFrame(list)` makes a Python RDD: every scan of it, in every stage of every check,
     starts Python workers to unpickle rows, which is most of a small audit's time. An empty
     table is an empty JVM RDD; with a local master the rows go through a JSON-lines file the
-    driver writes (executors share its disk); on a cluster they stay a Python RDD."""
+    driver writes (executors share its disk); on a cluster the JSON lines go to the JVM as one
+    string and become a local relation of the plan (executors get the rows with their tasks)."""
     if not rows:
         return spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)
-    if not local:
-        return spark.createDataFrame(rows, schema)
     names = schema.fieldNames()
+    lines = (json.dumps(dict(zip(names, row, strict=True)), separators=(",", ":")) for row in rows)
+    reader = spark.read.schema(schema).option("mode", "FAILFAST")
+    if not local:
+        jvm = spark.sparkContext._jvm
+        # One py4j call for all rows; JSON lines hold no raw newline. PySpark has no public call that
+        # turns driver-side rows into a JVM Dataset without Python workers (or pandas + pyarrow), so
+        # this uses its internal handles (_jvm, _jsparkSession, _jreader); pinned pyspark==4.0.0.
+        strings = jvm.java.util.regex.Pattern.compile("\n").splitAsStream("\n".join(lines)).toList()
+        dataset = spark._jsparkSession.createDataset(strings, jvm.org.apache.spark.sql.Encoders.STRING())
+        return reader._df(reader._jreader.json(dataset))
     path = Path(tempfile.mkdtemp(prefix="frame-", dir=_scratch())) / "rows.json"
     with path.open("w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(dict(zip(names, row, strict=True)), separators=(",", ":")) + "\n")
-    return spark.read.schema(schema).option("mode", "FAILFAST").json(str(path))
+        for line in lines:
+            out.write(line + "\n")
+    return reader.json(str(path))
 
 
 @functools.cache

@@ -10,6 +10,7 @@ value + timestamp, and the tenant-marker header. Keys and values are never colle
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -45,7 +46,9 @@ def spark_kafka_options(config: dict[str, Any]) -> dict[str, str]:
 def offset_window(config: dict[str, Any], topics: dict[str, int], per_partition: int,
                   timeout: float = 30) -> dict[str, dict[int, tuple[int, int]]]:
     """topic -> partition -> [start, end) covering at most the last `per_partition` records."""
-    consumer = Consumer({**config, "group.id": "mm2gov-audit-watermarks", "enable.auto.commit": False})
+    # librdkafka's own log goes through Python logging (scrubbed, one format), not straight to stderr
+    consumer = Consumer({**config, "group.id": "mm2gov-audit-watermarks", "enable.auto.commit": False},
+                        logger=logging.getLogger("mm2gov.librdkafka"))
     try:
         window: dict[str, dict[int, tuple[int, int]]] = {}
         for topic, partitions in sorted(topics.items()):

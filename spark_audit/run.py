@@ -1,44 +1,88 @@
-"""Run the detectors: a local SparkSession and every check's findings.
+"""Run the detectors: the audit's SparkSession (local or a cluster) and every check's findings.
 
 `run_checks` is what `mm2gov audit` (and a spark-submit job) calls once it has
-a Snapshot and a Tenancy; nothing here talks to a cluster.
+a Snapshot and a Tenancy; nothing here talks to a Kafka cluster.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import Row, SparkSession
 
 from spark_audit.checks import CHECKS
 from spark_audit.findings import COLUMNS
 from spark_audit.model import Snapshot, Tenancy
 
-LOCAL_SETTINGS = {
+CONF_DIR = Path(__file__).parent / "conf"  # log4j2.properties: errors only, on stderr
+LOG4J2_OPTION = f"-Dlog4j2.configurationFile=file:{CONF_DIR / 'log4j2.properties'}"
+LOOPBACK = "127.0.0.1"
+
+# Always, on any master: no console progress bars, the terminal shows the audit's own progress
+# lines (spark-submit turns them on for PySpark's driver, which it counts as a shell).
+FIXED_SETTINGS = {"spark.ui.showConsoleProgress": "false"}
+# Defaults for any master: what Spark is configured with (spark-defaults.conf, spark-submit --conf,
+# PYSPARK_SUBMIT_ARGS) wins.
+SETTINGS = {
     "spark.ui.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.sql.shuffle.partitions": "4",  # small data, 2 cores: 200 partitions would be 200 tiny tasks per join
+    "spark.sql.shuffle.partitions": "4",  # small data: 200 partitions would be 200 tiny tasks per join
     "spark.default.parallelism": "4",
-    "spark.driver.memory": "4g",  # local mode: the driver is the executor; fits a 2-core / 24 GiB machine
-    "spark.driver.bindAddress": "127.0.0.1",
-    "spark.driver.host": "127.0.0.1",
     "spark.sql.session.timeZone": "UTC",
 }
+# Where driver and executors share this machine (local[N], or a standalone master on loopback):
+# everything stays on loopback, and executors can use this Python and this log4j2.properties.
+THIS_MACHINE_SETTINGS = {
+    "spark.driver.bindAddress": LOOPBACK,
+    "spark.driver.host": LOOPBACK,
+}
+# local mode only: the driver is the executor; fits a 2-core / 24 GiB machine. Set at JVM launch.
+LOCAL_SETTINGS = {"spark.driver.memory": "4g"}
+
+
+def on_this_machine(master: str) -> bool:
+    """local[N], or a master URL whose host is a loopback address."""
+    if master.startswith("local"):
+        return True
+    host = urlsplit(master.split(",")[0]).hostname or ""
+    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 def spark_session(master: str = "local[2]", app_name: str = "mm2gov-audit",
                   settings: dict[str, str] | None = None) -> SparkSession:
-    """A SparkSession bound to loopback, without UI; `settings` override the local defaults."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ.setdefault("SPARK_CONF_DIR", str(Path(__file__).parent / "conf"))  # log4j: errors only
+    """A SparkSession for the audit: `master` (empty under spark-submit, which sets it) and
+    `settings` (applied as given, e.g. spark.jars) over the defaults above."""
+    logging.getLogger("py4j").setLevel(logging.WARNING)  # one INFO line per closed py4j connection
+    os.environ.setdefault("SPARK_CONF_DIR", str(CONF_DIR))  # log4j for a driver JVM started from here
+    if master and on_this_machine(master):
+        os.environ.setdefault("SPARK_LOCAL_IP", LOOPBACK)
+    launch = {**(LOCAL_SETTINGS if master.startswith("local") else {}), **FIXED_SETTINGS, **(settings or {})}
+    if master:
+        launch["spark.master"] = master
+    # Start the JVM (or, under spark-submit, attach to it) with what must be known at launch
+    # (driver memory, jars), then read what Spark was configured with, so defaults yield to it.
+    SparkContext._ensure_initialized(conf=SparkConf(loadDefaults=False).setAll(launch.items()))
+    configured = SparkConf()
+    effective_master = master or configured.get("spark.master", "")  # under spark-submit: its --master
+    defaults = dict(SETTINGS)
+    if on_this_machine(effective_master):
+        defaults.update(THIS_MACHINE_SETTINGS)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors' Python workers: this one
+        if not effective_master.startswith("local"):  # executor JVMs of a loopback cluster: our log4j
+            defaults["spark.executor.extraJavaOptions"] = LOG4J2_OPTION
     builder = SparkSession.builder.appName(app_name)
-    if master:  # empty under spark-submit, which sets the master itself
+    if master:
         builder = builder.master(master)
-    local = LOCAL_SETTINGS if master.startswith("local") else {}  # a cluster keeps its own settings
-    for key, value in {**local, **(settings or {})}.items():
+    for key, value in defaults.items():
+        if not configured.contains(key):
+            builder = builder.config(key, value)
+    for key, value in launch.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -58,6 +102,7 @@ def run_checks(spark: SparkSession, snapshot: Snapshot, tenancy: Tenancy, checks
         raise ValueError(f"unknown checks: {', '.join(unknown)} (known: {', '.join(CHECKS)})")
 
     def detect(check_id: str) -> list[Row]:
+        spark.sparkContext.setJobDescription(f"mm2gov check {check_id}")  # this thread's jobs, in UI and event log
         found = CHECKS[check_id].detect(snapshot, tenancy).select(*COLUMNS).collect()
         if progress:
             progress(f"  {check_id}: {len(found)} finding(s)")
