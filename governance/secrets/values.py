@@ -6,7 +6,9 @@ log line, repr in a traceback or JSON dump shows `<redacted>` instead.
 
 from __future__ import annotations
 
+import math
 import secrets
+import string
 
 from governance.secrets.scrub import register
 
@@ -45,6 +47,14 @@ class SecretValue:
         raise TypeError("SecretValue is not picklable")
 
 
+PASSWORD_ALPHABET = string.ascii_letters + string.digits
+
+
 def random_password(nbytes: int = 32) -> SecretValue:
-    """A URL-safe random password with `nbytes` bytes of entropy."""
-    return SecretValue(secrets.token_urlsafe(nbytes))
+    """A random password with at least `nbytes` bytes of entropy, of letters and digits only.
+
+    Not base64url: its `-` and `_` let a password start with `-`, which command lines read as an
+    option (`keytool -storepass -J...` hands the rest to the JVM as a class name), and nothing
+    else a password passes through (JAAS quotes, properties files, env files, shells) has to care."""
+    length = math.ceil(nbytes * 8 / math.log2(len(PASSWORD_ALPHABET)))
+    return SecretValue("".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(length)))
