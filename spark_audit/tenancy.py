@@ -14,11 +14,9 @@ from typing import NamedTuple
 from pyspark.sql import SparkSession
 
 from governance.compile.acls import (
-    MM2_SOURCE_TOPIC_OPS,
-    MM2_TARGET_INTERNAL_OPS,
-    MM2_TARGET_REMOTE_OPS,
     mm2_internal_prefix,
     mm2_principal,
+    mm2_scope,
 )
 from governance.config.loader import Inventory
 from governance.config.schema import Grant, Tenant
@@ -119,13 +117,8 @@ def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
                 rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, flow.target, "remote", fid))
             for kind in ("topic", "group"):
                 rows["tenant_prefixes"].add(TenantPrefix(name, kind, internal, flow.target, "internal", fid))
-            scope = [  # nothing on CLUSTER: DESCRIBE there lists every tenant's ACLs and SCRAM users
-                (flow.source, "TOPIC", tenant.topic_prefixes, MM2_SOURCE_TOPIC_OPS),
-                (flow.source, "GROUP", tenant.group_prefixes, ["DESCRIBE"]),
-                (flow.target, "TOPIC", remotes, MM2_TARGET_REMOTE_OPS),
-                (flow.target, "TOPIC", [internal], MM2_TARGET_INTERNAL_OPS),
-                (flow.target, "GROUP", [internal], ["READ", "DESCRIBE"]),
-            ]
+            # compile/acls.py's own definition: nothing on CLUSTER (it lists every tenant's ACLs and SCRAM users)
+            scope = mm2_scope(flow.source, flow.target, fid, tenant.topic_prefixes, tenant.group_prefixes, remotes)
             for cluster, resource_type, prefixes, operations in scope:
                 for prefix in prefixes:
                     rows["mm2_scopes"].add(Mm2ScopeRow(name, fid, principal, cluster, resource_type, prefix,

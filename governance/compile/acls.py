@@ -69,28 +69,50 @@ def _grant(into: set[AclBinding], principal: str, resource_type: str, prefixes: 
 
 CLUSTER_RESOURCE = "kafka-cluster"  # the CLUSTER resource's name, for detectors; mm2gov grants nothing on it
 MM2_SOURCE_TOPIC_OPS = ["READ", "DESCRIBE", "DESCRIBE_CONFIGS"]
-MM2_TARGET_REMOTE_OPS = ["CREATE", "WRITE", "ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"]
+# READ on the remote topics: MirrorCheckpointTask commits the tenant groups' translated offsets on the
+# target (OffsetCommit authorises READ on each topic); READ implies the DESCRIBE the rest needs.
+MM2_TARGET_REMOTE_OPS = ["CREATE", "READ", "WRITE", "ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"]
 MM2_TARGET_INTERNAL_OPS = ["CREATE", "READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"]
+# READ on the tenant's groups on the target: describing and altering their offsets (group offset sync);
+# DESCRIBE, which READ implies, spelled out as for the Connect group (the audit expands implied operations).
+MM2_TARGET_GROUP_OPS = ["READ", "DESCRIBE"]
+
+Mm2Scope = list[tuple[str, str, list[str], list[str]]]  # (cluster, resource type, prefixes, operations)
 
 
-def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
-    """Exactly what each flow's MM2 needs, on the tenant's prefixes and its own internal topics only.
+def mm2_scope(source: str, target: str, flow: str, topic_prefixes: list[str], group_prefixes: list[str],
+              remote_topic_prefixes: list[str]) -> Mm2Scope:
+    """What a flow's MM2 principal may do, per cluster: the one definition compile and the audit read.
 
     Nothing on the CLUSTER resource: DESCRIBE there authorises DescribeAcls and
     DescribeUserScramCredentials, i.e. listing every tenant's ACLs and SCRAM users
     (FIELD.md pitfall 12), and a dedicated MM2 with ACL sync off starts and replicates
     without it (tests/integration/test_generate_apply.py proves both on the real broker).
+    Its own topics on the target (`mm2gov.<flow>.`: Connect's, offset-syncs, checkpoints,
+    heartbeats) are inside the internal prefix; the tenant's groups only on the target, where
+    checkpoints sync their offsets (tests/integration/test_replication_policy.py finds each grant).
     """
+    internal = mm2_internal_prefix(flow)
+    return [
+        (source, "TOPIC", topic_prefixes, MM2_SOURCE_TOPIC_OPS),
+        (source, "GROUP", group_prefixes, ["DESCRIBE"]),
+        (target, "TOPIC", remote_topic_prefixes, MM2_TARGET_REMOTE_OPS),
+        (target, "TOPIC", [internal], MM2_TARGET_INTERNAL_OPS),
+        (target, "GROUP", [internal], ["READ", "DESCRIBE"]),
+        (target, "GROUP", group_prefixes, MM2_TARGET_GROUP_OPS),
+    ]
+
+
+def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+    """Exactly what each flow's MM2 needs (`mm2_scope`), on the tenant's prefixes and its own topics only."""
     bindings: ClusterBindings = defaultdict(set)
     for scope in scopes.values():
         for flow in scope["flows"]:
-            principal, source, target = mm2_principal(flow["id"]), flow["source"], flow["target"]
-            _grant(bindings[source], principal, "TOPIC", scope["topic_prefixes"], MM2_SOURCE_TOPIC_OPS)
-            _grant(bindings[source], principal, "GROUP", scope["group_prefixes"], ["DESCRIBE"])
-            _grant(bindings[target], principal, "TOPIC", flow["remote_topic_prefixes"], MM2_TARGET_REMOTE_OPS)
-            internal = mm2_internal_prefix(flow["id"])
-            _grant(bindings[target], principal, "TOPIC", [internal], MM2_TARGET_INTERNAL_OPS)
-            _grant(bindings[target], principal, "GROUP", [internal], ["READ", "DESCRIBE"])
+            principal = mm2_principal(flow["id"])
+            for cluster, resource_type, prefixes, operations in mm2_scope(
+                    flow["source"], flow["target"], flow["id"], scope["topic_prefixes"], scope["group_prefixes"],
+                    flow["remote_topic_prefixes"]):
+                _grant(bindings[cluster], principal, resource_type, prefixes, operations)
     return dict(bindings)
 
 

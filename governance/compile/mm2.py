@@ -3,12 +3,15 @@
 Every MM2 pitfall in FIELD.md is closed by construction:
 - its own principal, Connect group and Connect topics (`mm2gov.<flow>.*`), so two
   tenants' MM2s share no control plane and no internal topic;
-- checkpoints, offset-syncs and heartbeats off: those topics are named per
-  cluster alias, would be shared by every tenant's flow between the same
-  clusters, and carry group and topic names (pitfall 4). With no offset-syncs
-  topic anywhere, MM2 needs no write access on the source at all, which is what
-  `offset-syncs.topic.location=target` aims at (and Kafka refuses that key
-  while offset syncs are off);
+- checkpoints, offset-syncs (on the target) and heartbeats on, in the flow's
+  own topics (`mm2gov.<flow>.offset-syncs/checkpoints/heartbeats`, from
+  names.mm2_flow_topics): the flow's ReplicationPolicy (replication-policy/,
+  io.mm2gov.replication.Flow*ReplicationPolicy) names them from the
+  `mm2gov.flow.*` keys, never MM2's per-alias names that every flow between
+  the same clusters would share (pitfall 4). Group offsets are synced into the
+  tenant's own groups on the target (`sync.group.offsets.enabled`). Nothing is
+  written on the source (`offset-syncs.topic.location=target`, the reverse
+  heartbeats herder off);
 - `sync.topic.acls.enabled=false` (pitfall 1), patterns that OPA proved to stay
   inside the tenant's prefixes (pitfall 3), `topics.exclude` (never the
   removed `topics.blacklist`);
@@ -27,16 +30,16 @@ from governance.model.names import (
     CA_CERT_KEY,
     PASSWORD_KEY,
     REMOTE_SEPARATOR,
+    REPLICATION_POLICY_CLASSES,
     connect_names,
+    mm2_flow_policy_config,
+    mm2_flow_topics,
     mm2_principal,
     scram_secret,
     user_name,
 )
 
-REPLICATION_POLICIES = {
-    "default": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
-    "identity": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
-}
+REPLICATION_POLICIES = REPLICATION_POLICY_CLASSES  # one mapping, in names.py (the OPA input carries it too)
 TOPICS_EXCLUDE = r".*[\-\.]internal,.*\.replica,__.*,mm2gov\..*"
 TLS_PROTOCOLS = {
     "TLSv1": "TLSv1.3,TLSv1.2,TLSv1.1,TLSv1", "TLSv1.1": "TLSv1.3,TLSv1.2,TLSv1.1",
@@ -101,7 +104,7 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
                  header: str) -> list[Entry]:
     source, target, flow_id = flow["source"], flow["target"], flow["id"]
     principal = mm2_principal(flow_id)
-    connect = connect_names(flow_id)
+    connect, topics = connect_names(flow_id), mm2_flow_topics(flow_id)
     pair = f"{source}->{target}"
     entries: list[Entry] = [
         header.removeprefix("# "),
@@ -127,21 +130,28 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         ("replication.policy.class", REPLICATION_POLICIES[flow["replication_policy"]]),
         ("replication.policy.separator", REMOTE_SEPARATOR),
         None,
-        "Isolation: own Connect group and topics; no shared MM2 internal topics; no ACL sync.",
-        "Without offset syncs there is no offset-syncs topic at all (on either cluster), so",
-        "MirrorCheckpointConnector declines to start, and the broker denies MirrorHeartbeatConnector",
-        "the shared 'heartbeats' topic: both are expected in the log.",
+        "Isolation: own Connect group and topics; no ACL sync.",
         (f"{target}.group.id", connect.group),
         (f"{target}.config.storage.topic", connect.configs),
         (f"{target}.offset.storage.topic", connect.offsets),
         (f"{target}.status.storage.topic", connect.status),
         ("sync.topic.acls.enabled", "false"),
-        ("emit.checkpoints.enabled", "false"),
-        ("sync.group.offsets.enabled", "false"),
-        ("emit.heartbeats.enabled", "false"),
+        None,
+        "Offset translation in the flow's own topics on the target, never MM2's per-alias names that",
+        "every flow between these clusters would share: the replication policy names them from these",
+        "keys, scoped to the pair (MirrorMakerConfig drops unknown top-level keys).",
+        *[(f"{pair}.{key}", value) for key, value in mm2_flow_policy_config(flow_id).items()],
+        ("emit.offset-syncs.enabled", "true"),
+        ("offset-syncs.topic.location", "target"),
+        ("emit.checkpoints.enabled", "true"),
+        "The tenant's groups (the groups pattern) get their translated offsets on the target.",
+        ("sync.group.offsets.enabled", "true"),
+        f"Heartbeats into {topics.heartbeats}: the flow's liveness on the target; the reverse",
+        "direction's heartbeats herder would write into the source, so it is off.",
+        ("emit.heartbeats.enabled", "true"),
+        (f"{target}->{source}.emit.heartbeats.enabled", "false"),
         "MM2 replicates any topic named heartbeats whatever the topic filter says (KIP-1089); not this one.",
         ("heartbeats.replication.enabled", "false"),
-        ("emit.offset-syncs.enabled", "false"),
         ("sync.topic.configs.enabled", "true"),
         ("refresh.topics.interval.seconds", "30"),
         "Kafka 4 registers MM2's replication metrics (kafka.connect.mirror) only with an explicit JMX reporter.",
@@ -152,6 +162,9 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         ("config.storage.replication.factor", "-1"),
         ("offset.storage.replication.factor", "-1"),
         ("status.storage.replication.factor", "-1"),
+        ("offset-syncs.topic.replication.factor", "-1"),
+        ("checkpoints.topic.replication.factor", "-1"),
+        ("heartbeats.topic.replication.factor", "-1"),
     ]
     return entries
 

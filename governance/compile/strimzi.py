@@ -18,7 +18,7 @@ from governance.compile.topics import RemoteTopic
 from governance.config.schema import Cluster
 from governance.errors import ConfigError
 from governance.model.acl import AclBinding
-from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, scram_secret, user_name
+from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, mm2_flow_policy_config, scram_secret, user_name
 
 API_VERSION = "kafka.strimzi.io/v1"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "mm2gov"}
@@ -55,14 +55,28 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
     strimzi = clusters[target].strimzi
     assert strimzi is not None
     principal, internal = mm2_principal(flow_id), mm2_internal_prefix(flow_id)
+    # Both connectors name the flow's own offset-syncs and checkpoints topics through the flow's
+    # replication policy (the image must carry replication-policy/'s jar: docs/generate-apply.md);
+    # Strimzi hands each connector its config as is, so the mm2gov.flow.* keys are unscoped here.
+    policy = {"replication.policy.class": REPLICATION_POLICIES[flow["replication_policy"]],
+              **mm2_flow_policy_config(flow_id)}
+    offset_syncs = {"offset-syncs.topic.location": "target", "offset-syncs.topic.replication.factor": -1}
     connector_config = {
-        "replication.policy.class": REPLICATION_POLICIES[flow["replication_policy"]],
+        **policy,
         "replication.factor": -1,
         "sync.topic.acls.enabled": "false",
         "sync.topic.configs.enabled": "true",
-        "emit.offset-syncs.enabled": "false",
+        "emit.offset-syncs.enabled": "true",
+        **offset_syncs,
         "heartbeats.replication.enabled": "false",  # else `heartbeats` topics pass any topic filter
         "refresh.topics.interval.seconds": 30,
+    }
+    checkpoint_config = {
+        **policy,
+        **offset_syncs,
+        "emit.checkpoints.enabled": "true",
+        "checkpoints.topic.replication.factor": -1,
+        "sync.group.offsets.enabled": "true",
     }
     return {
         "apiVersion": API_VERSION, "kind": "KafkaMirrorMaker2",
@@ -83,6 +97,8 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
             "mirrors": [{
                 "source": _cluster_ref(source, clusters[source], principal),
                 "sourceConnector": {"tasksMax": 1, "config": connector_config},
+                # Strimzi's v1 API has no heartbeat connector: heartbeats run in the dedicated MM2 only
+                "checkpointConnector": {"tasksMax": 1, "config": checkpoint_config},
                 "topicsPattern": ",".join(flow["topics"]),
                 "topicsExcludePattern": TOPICS_EXCLUDE,
                 "groupsPattern": ",".join(flow["groups"]) or "^$",

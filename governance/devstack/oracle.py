@@ -1,9 +1,9 @@
 """The other side's code as the oracle: ask Kafka's own classes what MirrorMaker 2 makes of a config.
 
 `JavaOracle` runs the Java program of `oracle/` (built into the cache by `make setup`,
-install/oracle.sh) once, as `java -cp '<oracle jar>:<kafka libs>/*' io.mm2gov.oracle.Oracle`,
-and talks to it over pipes: one JSON request per line in, one JSON answer per line out,
-in order. Thousands of questions cost milliseconds each, not a JVM start each.
+install/oracle.sh) once, as `java -cp '<oracle jar>:<replication policy jar>:<kafka libs>/*'
+io.mm2gov.oracle.Oracle`, and talks to it over pipes: one JSON request per line in, one JSON
+answer per line out, in order. Thousands of questions cost milliseconds each, not a JVM start each.
 
 Requests (every one may carry an "id", copied into its answer) and answers:
 
@@ -181,14 +181,15 @@ class JavaOracle:
 
     def __init__(self, jar: Path | None = None, heap: str = "256m") -> None:
         jar = jar or oracle_jar()
-        kafka = tools.kafka()
+        # the flow's replication policy (replication-policy/) too: generated files name it, as MM2 does
+        classpath = f"{jar}:{tools.replication_policy_jar()}:{tools.kafka().classpath}"
         descriptor, log_name = tempfile.mkstemp(prefix="mm2gov-oracle-", suffix=".log")
         os.close(descriptor)
         self._log = Path(log_name)
         self._lock = threading.Lock()
         with open(self._log, "wb") as log:
             self._process = subprocess.Popen(
-                [str(tools.java()), f"-Xmx{heap}", "-XX:+UseSerialGC", "-cp", f"{jar}:{kafka.classpath}", MAIN_CLASS],
+                [str(tools.java()), f"-Xmx{heap}", "-XX:+UseSerialGC", "-cp", classpath, MAIN_CLASS],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                 start_new_session=True,  # its own process group, stopped by PID
             )

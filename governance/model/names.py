@@ -97,6 +97,27 @@ def mm2_flow_topics(flow: str) -> Mm2FlowTopics:
     return Mm2FlowTopics(f"{internal}offset-syncs", f"{internal}checkpoints", f"{internal}heartbeats")
 
 
+# The flow's ReplicationPolicy class per `replication_policy` (replication-policy/, io.mm2gov.replication):
+# Kafka's Default/IdentityReplicationPolicy for remote names, the flow's own names for its MM2 topics.
+REPLICATION_POLICY_CLASSES = {
+    "default": "io.mm2gov.replication.FlowReplicationPolicy",
+    "identity": "io.mm2gov.replication.FlowIdentityReplicationPolicy",
+}
+# The connector config keys the policy reads (FlowTopics.java); all four are required.
+FLOW_ID_KEY = "mm2gov.flow.id"
+FLOW_TOPIC_KEYS = {
+    "offset_syncs": "mm2gov.flow.offset-syncs.topic",
+    "checkpoints": "mm2gov.flow.checkpoints.topic",
+    "heartbeats": "mm2gov.flow.heartbeats.topic",
+}
+
+
+def mm2_flow_policy_config(flow: str) -> dict[str, str]:
+    """The `mm2gov.flow.*` keys and values of a flow's connector configs (unscoped, as a connector reads them)."""
+    topics = mm2_flow_topics(flow)
+    return {FLOW_ID_KEY: flow, **{key: getattr(topics, field) for field, key in FLOW_TOPIC_KEYS.items()}}
+
+
 def remote_prefix(replication_policy: str, source_alias: str) -> str:
     """What MM2 puts before a source topic's name on the target: '<source>.' (default) or '' (identity)."""
     return "" if replication_policy == "identity" else f"{source_alias}{REMOTE_SEPARATOR}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -82,6 +83,12 @@ def _flow(tenant: Tenant, flow: dict[str, Any], inventory: Inventory) -> dict[st
         "mm2_user": names.mm2_user(fid),
         "mm2_principal": names.mm2_principal(fid),
         "internal_prefix": names.mm2_internal_prefix(fid),
+        # The flow's own MM2 topics on the target, and what its connectors must say to use them:
+        # the flow's replication policy class and its `mm2gov.flow.*` keys (admission holds a
+        # KafkaMirrorMaker2 to exactly these).
+        "mm2_topics": dataclasses.asdict(names.mm2_flow_topics(fid)),
+        "replication_policy_class": names.REPLICATION_POLICY_CLASSES[flow["replication_policy"]],
+        "mm2_policy_config": names.mm2_flow_policy_config(fid),
         "remote_prefix": remote,
         "remote_topic_prefixes": [remote + p for p in tenant.topic_prefixes],
         "mm2_secrets": sorted({names.scram_secret(a, names.mm2_principal(fid)) for a in aliases}

@@ -363,6 +363,8 @@ class ScopeOracle:
                     }.get(connector)
                     if emits and part == {"config": {emits: "false"}}:  # a connector that writes nothing
                         mirror.pop(connector)
+                    elif isinstance(part.get("config"), dict):
+                        _outputs_off(part["config"], _base_connector_config(base, connector))
         for connection in connections:
             if not isinstance(connection, dict):
                 continue
@@ -370,6 +372,8 @@ class ScopeOracle:
                 connection["bootstrapServers"] = self._servers(connection["bootstrapServers"], lists)
             if isinstance(connection.get("config"), dict):
                 connection["config"] = _config(connection["config"])
+                if not connection["config"]:  # only benign keys: the same as no config map
+                    connection.pop("config")
             for key in ("groupId", "configStorageTopic", "offsetStorageTopic", "statusStorageTopic"):
                 if (
                     isinstance(connection.get(key), str)
@@ -547,6 +551,33 @@ def _config(config: dict[str, Any]) -> dict[str, Any]:
             continue
         kept[key] = str(value).lower() if isinstance(value, bool) or str(value).lower() in ("true", "false") else value
     return kept
+
+
+# Switches that, set to false, turn off one of MirrorMaker 2's own outputs (offset syncs, checkpoints, group
+# offset sync, heartbeats, ACL sync): false routes nothing the generated object does not.
+OFF_SWITCHES = ("emit.offset-syncs.enabled", "emit.checkpoints.enabled", "sync.group.offsets.enabled",
+                "emit.heartbeats.enabled", "sync.topic.acls.enabled")
+
+
+def _base_connector_config(base: dict[str, Any], connector: str) -> dict[str, Any]:
+    mirror = base["spec"]["mirrors"][0]
+    return _config(mirror[connector]["config"]) if connector in mirror else {}
+
+
+# MirrorMaker 2's defaults of the switches above (MirrorConnectorConfig and friends, Kafka 4).
+SWITCH_DEFAULTS = {"emit.offset-syncs.enabled": "true", "emit.checkpoints.enabled": "true",
+                   "sync.group.offsets.enabled": "false", "emit.heartbeats.enabled": "true",
+                   "sync.topic.acls.enabled": "true"}
+
+
+def _outputs_off(config: dict[str, Any], base: dict[str, Any]) -> None:
+    """Read an output switched off as the generated value (in place): it writes less, never elsewhere; and a
+    switch the generated connector leaves unset, set to MM2's default, as unset."""
+    for key in OFF_SWITCHES:
+        if config.get(key) == "false" and key in base:
+            config[key] = base[key]
+        elif key not in base and config.get(key) in ("false", SWITCH_DEFAULTS[key]):
+            config.pop(key)
 
 
 def _benign_template(template: Any, own: set[str]) -> bool:

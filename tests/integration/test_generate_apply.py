@@ -80,7 +80,12 @@ def test_generated_files_are_deterministic_and_hold_no_secret(tenancy, tmp_path)
     # the file holds Java's escaping (`\\\\.` for `\\.`, `\\=` and `\\:` for `=` and `:`), which
     # java.util.Properties reads back as meant (tests/integration/test_oracle_generated.py asks Java itself)
     for required in ("sync.topic.acls.enabled=false", "source->target.topics=payments\\\\..*",
-                     "target.group.id=mm2gov.payments-source-to-target.connect", "emit.offset-syncs.enabled=false",
+                     "target.group.id=mm2gov.payments-source-to-target.connect", "emit.offset-syncs.enabled=true",
+                     "offset-syncs.topic.location=target", "emit.checkpoints.enabled=true",
+                     "sync.group.offsets.enabled=true", "heartbeats.replication.enabled=false",
+                     "target->source.emit.heartbeats.enabled=false",
+                     "replication.policy.class=io.mm2gov.replication.FlowReplicationPolicy",
+                     "source->target.mm2gov.flow.checkpoints.topic=mm2gov.payments-source-to-target.checkpoints",
                      'password\\="${dir\\:'):
         assert required in properties
     assert "blacklist" not in properties and "topics=.*" not in properties

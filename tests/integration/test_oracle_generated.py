@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from governance.config import load_inventory
 from governance.config.regex import analyse
-from governance.model.names import remote_name
+from governance.model.names import REPLICATION_POLICY_CLASSES, flow_id, mm2_flow_topics, remote_name
 from tests.conftest import REPO_ROOT, run_cli
 from tests.unit.test_regex import patterns
 
@@ -72,7 +72,18 @@ def test_each_generated_flow_replicates_only_its_tenants_names(java_oracle, acme
             assert group.startswith(tuple(tenant.group_prefixes)), (path.name, group)
         settings_ = pair.settings
         assert str(settings_["sync.topic.acls.enabled"]).lower() == "false"
-        assert str(settings_["emit.checkpoints.enabled"]).lower() == "false"
+        # offset translation on, in the flow's own topics as Java's MirrorMakerConfig and the flow's policy name them
+        fid = flow_id(tenant.name, flow.source, flow.target)
+        own = mm2_flow_topics(fid)
+        assert settings_["replication.policy.class"] == REPLICATION_POLICY_CLASSES[flow.replication_policy]
+        for key in ("emit.checkpoints.enabled", "sync.group.offsets.enabled", "emit.offset-syncs.enabled",
+                    "emit.heartbeats.enabled"):
+            assert str(settings_[key]).lower() == "true", (path.name, key)
+        assert str(settings_["heartbeats.replication.enabled"]).lower() == "false"
+        assert settings_["offset-syncs.topic.location"] == "target"
+        assert (settings_["offset-syncs.topic"], settings_["checkpoints.topic"]) == (own.offset_syncs, own.checkpoints)
+        assert not pair.connector_errors["MirrorCheckpointConnector"], pair.connector_errors
+        assert not pair.connector_errors["MirrorHeartbeatConnector"], pair.connector_errors
         assert pair.source_client.bootstrap_servers == inventory.clusters[flow.source].bootstrap_servers
         assert pair.target_client.bootstrap_servers == inventory.clusters[flow.target].bootstrap_servers
         assert not pair.overrides

@@ -6,10 +6,11 @@ own offset-syncs, checkpoints and heartbeats topics inside `mm2gov.<flow>.`, non
 between the same clusters would share, keeps remote names `source.<topic>`, and translates a tenant
 consumer group's offsets into a checkpoint and a synced group offset on the target.
 
-Until compile/mm2.py writes them, the test edits the generated file itself. The flow keys are scoped to
-the flow's pair (`source->target.mm2gov.flow.*`): MirrorMakerConfig.connectorBaseConfig drops every
-top-level key that is not a connector config name, `config.providers*` or `replication.policy*`
-(replication-policy/src/test/.../FlowPolicyWiringTest proves both with Kafka's classes).
+compile/mm2.py writes every one of these settings and compile/acls.py every grant (apply puts them on the
+broker): the test only speeds MM2's intervals up, and checks that the generated file already holds the rest.
+The flow keys are scoped to the flow's pair (`source->target.mm2gov.flow.*`): MirrorMakerConfig.
+connectorBaseConfig drops every top-level key that is not a connector config name, `config.providers*` or
+`replication.policy*` (replication-policy/src/test/.../FlowPolicyWiringTest proves both with Kafka's classes).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import pytest
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 
 from governance.devstack.repo import write_stack_repo
-from governance.kafka.admin import admin_client, create_acls, create_topics, delete_acls
+from governance.kafka.admin import admin_client, create_topics, describe_acls
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_flow_topics, mm2_principal, scram_secret
@@ -42,7 +43,7 @@ def flow_policy_properties(generated: str, flow: str, source: str, target: str,
                            key_prefix: str | None = None) -> dict[str, str]:
     """The generated flow's properties with the flow's ReplicationPolicy and MM2's offset translation on; the
     flow keys under `key_prefix` (default: the flow's pair, `<source>-><target>.`)."""
-    props = javaproperties.loads(generated)
+    props = {k: v for k, v in javaproperties.loads(generated).items() if ".mm2gov.flow." not in f".{k}"}
     names = mm2_flow_topics(flow)
     prefix = f"{source}->{target}." if key_prefix is None else key_prefix
     props |= {
@@ -65,18 +66,28 @@ def flow_policy_properties(generated: str, flow: str, source: str, target: str,
         "offset-syncs.topic.replication.factor": "-1",
         "checkpoints.topic.replication.factor": "-1",
         "heartbeats.topic.replication.factor": "-1",
-        # test pace only: MM2's defaults are 60 s for checkpoints and group offset syncs, 10 min for new groups
-        "emit.checkpoints.interval.seconds": "1",
-        "sync.group.offsets.interval.seconds": "1",
-        "refresh.groups.interval.seconds": "5",
-        "refresh.topics.interval.seconds": "5",
+        **PACE,
     }
     return props
 
 
+# test pace only: MM2's defaults are 60 s for checkpoints and group offset syncs, 10 min for new groups
+PACE = {
+    "emit.checkpoints.interval.seconds": "1",
+    "sync.group.offsets.interval.seconds": "1",
+    "refresh.groups.interval.seconds": "5",
+    "refresh.topics.interval.seconds": "5",
+}
+
+
+def paced(generated: str) -> str:
+    """The generated properties with MM2's intervals shortened, nothing else changed."""
+    return javaproperties.dumps(javaproperties.loads(generated) | PACE, timestamp=False)
+
+
 def mm2_checkpoint_acls(flow: str, tenant_groups: str, remote_topics: str) -> list[AclBinding]:
-    """What MirrorCheckpointTask needs on the target beyond compile/acls.py's grants, to sync a tenant group's
-    offsets there, each found missing on the real broker (MM2's log):
+    """What MirrorCheckpointTask needs on the target beyond the replication grants, to sync a tenant group's
+    offsets there, each found missing on the real broker (MM2's log) and now granted by compile/acls.py:
 
     - READ on the tenant's GROUP prefix: without any grant on the group, FindCoordinator for describeConsumerGroups
       and alterConsumerGroupOffsets fails (GroupAuthorizationException); READ implies the DESCRIBE those need;
@@ -184,16 +195,16 @@ def flow_run(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
     commit_group_offset(source.client_config(f"{tenant}-app", password), topic, group, COMMITTED)
 
     generated_text = (out / "mm2" / f"{flow}.properties").read_text()
+    # everything the flow needs is generated already: only MM2's pace differs
     props = flow_policy_properties(generated_text, flow, "source", "target")
+    unpaced = {k: v for k, v in javaproperties.loads(generated_text).items() if k not in PACE}
+    assert {k: v for k, v in props.items() if k not in PACE} == unpaced
+    assert set(mm2_checkpoint_acls(flow, f"{tenant}-", f"source.{tenant}.")) <= describe_acls(
+        admin_client(target.admin_config()))  # granted by apply, not by this test
     properties = root / f"{flow}.properties"
-    properties.write_text(javaproperties.dumps(props, timestamp=False))
-    extra_acls = mm2_checkpoint_acls(flow, f"{tenant}-", f"source.{tenant}.")
-    create_acls(admin_client(target.admin_config()), extra_acls)
-    try:
-        yield run_flow(stack, flow, properties, topic, group) | {
-            "root": root, "generated": generated_text, "tenant": tenant, "flow": flow, "topic": topic, "group": group}
-    finally:
-        delete_acls(admin_client(target.admin_config()), extra_acls)  # shared brokers: none left for later drift
+    properties.write_text(paced(generated_text))
+    yield run_flow(stack, flow, properties, topic, group) | {
+        "root": root, "generated": generated_text, "tenant": tenant, "flow": flow, "topic": topic, "group": group}
 
 
 def run_flow(stack, flow: str, properties: Path, topic: str, group: str) -> dict[str, Any]:

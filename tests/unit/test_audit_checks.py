@@ -299,7 +299,8 @@ def test_acl_prefix_overlap(results):
 LEAKS["MM2_PRINCIPAL_OVERREACH"] = {"acls": [
     allow("onprem", "User:mm2-marketing-onprem-to-cloud", "READ", "TOPIC", "payments."),  # another tenant
     allow("onprem-dr", "User:mm2-marketing-onprem-to-cloud", "DESCRIBE", "CLUSTER", "kafka-cluster", "LITERAL"),
-    allow("cloud", "User:mm2-payments-onprem-to-cloud", "READ", "TOPIC", "onprem.payments."),  # not needed
+    # READ there is needed now (group offset sync commits on the remote topics); DELETE never is
+    allow("cloud", "User:mm2-payments-onprem-to-cloud", "DELETE", "TOPIC", "onprem.payments."),
     allow("onprem", RISK_DR_MM2, "ALL", "TOPIC", "risk."),
     allow("onprem", RISK_DR_MM2, "READ", "TOPIC", "risk.exposures", "LITERAL"),  # in scope
     # cluster-level grants on the flow's own clusters: DESCRIBE lists every tenant's ACLs and SCRAM users
@@ -334,6 +335,9 @@ def test_mm2_principal_overreach(results):
     assert own["evidence"][REACH] == [] and REACH_UNKNOWN not in own["evidence"]  # its own tenant's topics
 
     alter = got[("cloud", "kafka-cluster", "User:mm2-payments-onprem-to-cloud")]
+    remote = got[("cloud", "onprem.payments.", "User:mm2-payments-onprem-to-cloud")]
+    assert remote["evidence"]["operations"] == ["DELETE"]
+
     assert alter["resource_type"] == "CLUSTER" and alter["evidence"]["operations"] == ["ALTER", "DESCRIBE"]
     assert alter["message"] == (
         "User:mm2-payments-onprem-to-cloud (MM2 of flow payments-onprem-to-cloud) is allowed ALTER, DESCRIBE on "

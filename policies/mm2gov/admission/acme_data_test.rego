@@ -247,6 +247,12 @@ repo := {
 					],
 					"id": "logistics-onprem-to-cloud",
 					"internal_prefix": "mm2gov.logistics-onprem-to-cloud.",
+					"mm2_policy_config": {
+						"mm2gov.flow.checkpoints.topic": "mm2gov.logistics-onprem-to-cloud.checkpoints",
+						"mm2gov.flow.heartbeats.topic": "mm2gov.logistics-onprem-to-cloud.heartbeats",
+						"mm2gov.flow.id": "logistics-onprem-to-cloud",
+						"mm2gov.flow.offset-syncs.topic": "mm2gov.logistics-onprem-to-cloud.offset-syncs",
+					},
 					"mm2_principal": "User:mm2-logistics-onprem-to-cloud",
 					"mm2_secrets": [
 						"scram-cloud-mm2-logistics-onprem-to-cloud",
@@ -254,12 +260,18 @@ repo := {
 						"tls-cloud-mm2-logistics-onprem-to-cloud",
 						"tls-onprem-mm2-logistics-onprem-to-cloud",
 					],
+					"mm2_topics": {
+						"checkpoints": "mm2gov.logistics-onprem-to-cloud.checkpoints",
+						"heartbeats": "mm2gov.logistics-onprem-to-cloud.heartbeats",
+						"offset_syncs": "mm2gov.logistics-onprem-to-cloud.offset-syncs",
+					},
 					"mm2_user": "mm2-logistics-onprem-to-cloud",
 					"remote_prefix": "",
 					"remote_topic_prefixes": [
 						"logistics.",
 					],
 					"replication_policy": "identity",
+					"replication_policy_class": "io.mm2gov.replication.FlowIdentityReplicationPolicy",
 					"source": "onprem",
 					"target": "cloud",
 					"topic_patterns": [
@@ -337,6 +349,12 @@ repo := {
 					],
 					"id": "marketing-onprem-to-cloud",
 					"internal_prefix": "mm2gov.marketing-onprem-to-cloud.",
+					"mm2_policy_config": {
+						"mm2gov.flow.checkpoints.topic": "mm2gov.marketing-onprem-to-cloud.checkpoints",
+						"mm2gov.flow.heartbeats.topic": "mm2gov.marketing-onprem-to-cloud.heartbeats",
+						"mm2gov.flow.id": "marketing-onprem-to-cloud",
+						"mm2gov.flow.offset-syncs.topic": "mm2gov.marketing-onprem-to-cloud.offset-syncs",
+					},
 					"mm2_principal": "User:mm2-marketing-onprem-to-cloud",
 					"mm2_secrets": [
 						"scram-cloud-mm2-marketing-onprem-to-cloud",
@@ -344,12 +362,18 @@ repo := {
 						"tls-cloud-mm2-marketing-onprem-to-cloud",
 						"tls-onprem-mm2-marketing-onprem-to-cloud",
 					],
+					"mm2_topics": {
+						"checkpoints": "mm2gov.marketing-onprem-to-cloud.checkpoints",
+						"heartbeats": "mm2gov.marketing-onprem-to-cloud.heartbeats",
+						"offset_syncs": "mm2gov.marketing-onprem-to-cloud.offset-syncs",
+					},
 					"mm2_user": "mm2-marketing-onprem-to-cloud",
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.marketing.",
 					],
 					"replication_policy": "default",
+					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
 					"source": "onprem",
 					"target": "cloud",
 					"topic_patterns": [
@@ -441,6 +465,12 @@ repo := {
 					],
 					"id": "payments-onprem-to-cloud",
 					"internal_prefix": "mm2gov.payments-onprem-to-cloud.",
+					"mm2_policy_config": {
+						"mm2gov.flow.checkpoints.topic": "mm2gov.payments-onprem-to-cloud.checkpoints",
+						"mm2gov.flow.heartbeats.topic": "mm2gov.payments-onprem-to-cloud.heartbeats",
+						"mm2gov.flow.id": "payments-onprem-to-cloud",
+						"mm2gov.flow.offset-syncs.topic": "mm2gov.payments-onprem-to-cloud.offset-syncs",
+					},
 					"mm2_principal": "User:mm2-payments-onprem-to-cloud",
 					"mm2_secrets": [
 						"scram-cloud-mm2-payments-onprem-to-cloud",
@@ -448,12 +478,18 @@ repo := {
 						"tls-cloud-mm2-payments-onprem-to-cloud",
 						"tls-onprem-mm2-payments-onprem-to-cloud",
 					],
+					"mm2_topics": {
+						"checkpoints": "mm2gov.payments-onprem-to-cloud.checkpoints",
+						"heartbeats": "mm2gov.payments-onprem-to-cloud.heartbeats",
+						"offset_syncs": "mm2gov.payments-onprem-to-cloud.offset-syncs",
+					},
 					"mm2_user": "mm2-payments-onprem-to-cloud",
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.payments.",
 					],
 					"replication_policy": "default",
+					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
 					"source": "onprem",
 					"target": "cloud",
 					"topic_patterns": [
@@ -512,6 +548,12 @@ repo := {
 					],
 					"id": "payments-onprem-to-onprem-dr",
 					"internal_prefix": "mm2gov.payments-onprem-to-onprem-dr.",
+					"mm2_policy_config": {
+						"mm2gov.flow.checkpoints.topic": "mm2gov.payments-onprem-to-onprem-dr.checkpoints",
+						"mm2gov.flow.heartbeats.topic": "mm2gov.payments-onprem-to-onprem-dr.heartbeats",
+						"mm2gov.flow.id": "payments-onprem-to-onprem-dr",
+						"mm2gov.flow.offset-syncs.topic": "mm2gov.payments-onprem-to-onprem-dr.offset-syncs",
+					},
 					"mm2_principal": "User:mm2-payments-onprem-to-onprem-dr",
 					"mm2_secrets": [
 						"scram-onprem--dr-mm2-payments-onprem-to-onprem-dr",
@@ -519,12 +561,18 @@ repo := {
 						"tls-onprem--dr-mm2-payments-onprem-to-onprem-dr",
 						"tls-onprem-mm2-payments-onprem-to-onprem-dr",
 					],
+					"mm2_topics": {
+						"checkpoints": "mm2gov.payments-onprem-to-onprem-dr.checkpoints",
+						"heartbeats": "mm2gov.payments-onprem-to-onprem-dr.heartbeats",
+						"offset_syncs": "mm2gov.payments-onprem-to-onprem-dr.offset-syncs",
+					},
 					"mm2_user": "mm2-payments-onprem-to-onprem-dr",
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.payments.",
 					],
 					"replication_policy": "default",
+					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
 					"source": "onprem",
 					"target": "onprem-dr",
 					"topic_patterns": [
@@ -629,6 +677,12 @@ repo := {
 					],
 					"id": "risk-onprem-to-onprem-dr",
 					"internal_prefix": "mm2gov.risk-onprem-to-onprem-dr.",
+					"mm2_policy_config": {
+						"mm2gov.flow.checkpoints.topic": "mm2gov.risk-onprem-to-onprem-dr.checkpoints",
+						"mm2gov.flow.heartbeats.topic": "mm2gov.risk-onprem-to-onprem-dr.heartbeats",
+						"mm2gov.flow.id": "risk-onprem-to-onprem-dr",
+						"mm2gov.flow.offset-syncs.topic": "mm2gov.risk-onprem-to-onprem-dr.offset-syncs",
+					},
 					"mm2_principal": "User:mm2-risk-onprem-to-onprem-dr",
 					"mm2_secrets": [
 						"scram-onprem--dr-mm2-risk-onprem-to-onprem-dr",
@@ -636,12 +690,18 @@ repo := {
 						"tls-onprem--dr-mm2-risk-onprem-to-onprem-dr",
 						"tls-onprem-mm2-risk-onprem-to-onprem-dr",
 					],
+					"mm2_topics": {
+						"checkpoints": "mm2gov.risk-onprem-to-onprem-dr.checkpoints",
+						"heartbeats": "mm2gov.risk-onprem-to-onprem-dr.heartbeats",
+						"offset_syncs": "mm2gov.risk-onprem-to-onprem-dr.offset-syncs",
+					},
 					"mm2_user": "mm2-risk-onprem-to-onprem-dr",
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.risk.",
 					],
 					"replication_policy": "default",
+					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
 					"source": "onprem",
 					"target": "onprem-dr",
 					"topic_patterns": [
@@ -772,6 +832,21 @@ inputs := [
 			"spec": {
 				"mirrors": [
 					{
+						"checkpointConnector": {
+							"config": {
+								"checkpoints.topic.replication.factor": -1,
+								"emit.checkpoints.enabled": "true",
+								"mm2gov.flow.checkpoints.topic": "mm2gov.logistics-onprem-to-cloud.checkpoints",
+								"mm2gov.flow.heartbeats.topic": "mm2gov.logistics-onprem-to-cloud.heartbeats",
+								"mm2gov.flow.id": "logistics-onprem-to-cloud",
+								"mm2gov.flow.offset-syncs.topic": "mm2gov.logistics-onprem-to-cloud.offset-syncs",
+								"offset-syncs.topic.location": "target",
+								"offset-syncs.topic.replication.factor": -1,
+								"replication.policy.class": "io.mm2gov.replication.FlowIdentityReplicationPolicy",
+								"sync.group.offsets.enabled": "true",
+							},
+							"tasksMax": 1,
+						},
 						"groupsPattern": "logistics-.*",
 						"source": {
 							"alias": "onprem",
@@ -795,11 +870,17 @@ inputs := [
 						},
 						"sourceConnector": {
 							"config": {
-								"emit.offset-syncs.enabled": "false",
+								"emit.offset-syncs.enabled": "true",
 								"heartbeats.replication.enabled": "false",
+								"mm2gov.flow.checkpoints.topic": "mm2gov.logistics-onprem-to-cloud.checkpoints",
+								"mm2gov.flow.heartbeats.topic": "mm2gov.logistics-onprem-to-cloud.heartbeats",
+								"mm2gov.flow.id": "logistics-onprem-to-cloud",
+								"mm2gov.flow.offset-syncs.topic": "mm2gov.logistics-onprem-to-cloud.offset-syncs",
+								"offset-syncs.topic.location": "target",
+								"offset-syncs.topic.replication.factor": -1,
 								"refresh.topics.interval.seconds": 30,
 								"replication.factor": -1,
-								"replication.policy.class": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
+								"replication.policy.class": "io.mm2gov.replication.FlowIdentityReplicationPolicy",
 								"sync.topic.acls.enabled": "false",
 								"sync.topic.configs.enabled": "true",
 							},
@@ -975,6 +1056,21 @@ inputs := [
 			"spec": {
 				"mirrors": [
 					{
+						"checkpointConnector": {
+							"config": {
+								"checkpoints.topic.replication.factor": -1,
+								"emit.checkpoints.enabled": "true",
+								"mm2gov.flow.checkpoints.topic": "mm2gov.marketing-onprem-to-cloud.checkpoints",
+								"mm2gov.flow.heartbeats.topic": "mm2gov.marketing-onprem-to-cloud.heartbeats",
+								"mm2gov.flow.id": "marketing-onprem-to-cloud",
+								"mm2gov.flow.offset-syncs.topic": "mm2gov.marketing-onprem-to-cloud.offset-syncs",
+								"offset-syncs.topic.location": "target",
+								"offset-syncs.topic.replication.factor": -1,
+								"replication.policy.class": "io.mm2gov.replication.FlowReplicationPolicy",
+								"sync.group.offsets.enabled": "true",
+							},
+							"tasksMax": 1,
+						},
 						"groupsPattern": "marketing-.*",
 						"source": {
 							"alias": "onprem",
@@ -998,11 +1094,17 @@ inputs := [
 						},
 						"sourceConnector": {
 							"config": {
-								"emit.offset-syncs.enabled": "false",
+								"emit.offset-syncs.enabled": "true",
 								"heartbeats.replication.enabled": "false",
+								"mm2gov.flow.checkpoints.topic": "mm2gov.marketing-onprem-to-cloud.checkpoints",
+								"mm2gov.flow.heartbeats.topic": "mm2gov.marketing-onprem-to-cloud.heartbeats",
+								"mm2gov.flow.id": "marketing-onprem-to-cloud",
+								"mm2gov.flow.offset-syncs.topic": "mm2gov.marketing-onprem-to-cloud.offset-syncs",
+								"offset-syncs.topic.location": "target",
+								"offset-syncs.topic.replication.factor": -1,
 								"refresh.topics.interval.seconds": 30,
 								"replication.factor": -1,
-								"replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
+								"replication.policy.class": "io.mm2gov.replication.FlowReplicationPolicy",
 								"sync.topic.acls.enabled": "false",
 								"sync.topic.configs.enabled": "true",
 							},
@@ -1189,6 +1291,21 @@ inputs := [
 			"spec": {
 				"mirrors": [
 					{
+						"checkpointConnector": {
+							"config": {
+								"checkpoints.topic.replication.factor": -1,
+								"emit.checkpoints.enabled": "true",
+								"mm2gov.flow.checkpoints.topic": "mm2gov.payments-onprem-to-cloud.checkpoints",
+								"mm2gov.flow.heartbeats.topic": "mm2gov.payments-onprem-to-cloud.heartbeats",
+								"mm2gov.flow.id": "payments-onprem-to-cloud",
+								"mm2gov.flow.offset-syncs.topic": "mm2gov.payments-onprem-to-cloud.offset-syncs",
+								"offset-syncs.topic.location": "target",
+								"offset-syncs.topic.replication.factor": -1,
+								"replication.policy.class": "io.mm2gov.replication.FlowReplicationPolicy",
+								"sync.group.offsets.enabled": "true",
+							},
+							"tasksMax": 1,
+						},
 						"groupsPattern": "payments-.*",
 						"source": {
 							"alias": "onprem",
@@ -1212,11 +1329,17 @@ inputs := [
 						},
 						"sourceConnector": {
 							"config": {
-								"emit.offset-syncs.enabled": "false",
+								"emit.offset-syncs.enabled": "true",
 								"heartbeats.replication.enabled": "false",
+								"mm2gov.flow.checkpoints.topic": "mm2gov.payments-onprem-to-cloud.checkpoints",
+								"mm2gov.flow.heartbeats.topic": "mm2gov.payments-onprem-to-cloud.heartbeats",
+								"mm2gov.flow.id": "payments-onprem-to-cloud",
+								"mm2gov.flow.offset-syncs.topic": "mm2gov.payments-onprem-to-cloud.offset-syncs",
+								"offset-syncs.topic.location": "target",
+								"offset-syncs.topic.replication.factor": -1,
 								"refresh.topics.interval.seconds": 30,
 								"replication.factor": -1,
-								"replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
+								"replication.policy.class": "io.mm2gov.replication.FlowReplicationPolicy",
 								"sync.topic.acls.enabled": "false",
 								"sync.topic.configs.enabled": "true",
 							},
@@ -1684,6 +1807,28 @@ inputs := [
 								"Describe",
 							],
 							"resource": {
+								"name": "logistics-",
+								"patternType": "prefix",
+								"type": "group",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Read",
+							],
+							"resource": {
+								"name": "logistics-",
+								"patternType": "prefix",
+								"type": "group",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Describe",
+							],
+							"resource": {
 								"name": "mm2gov.logistics-onprem-to-cloud.",
 								"patternType": "prefix",
 								"type": "group",
@@ -1748,6 +1893,17 @@ inputs := [
 							"host": "*",
 							"operations": [
 								"DescribeConfigs",
+							],
+							"resource": {
+								"name": "logistics.",
+								"patternType": "prefix",
+								"type": "topic",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Read",
 							],
 							"resource": {
 								"name": "logistics.",
@@ -1877,6 +2033,28 @@ inputs := [
 								"Describe",
 							],
 							"resource": {
+								"name": "marketing-",
+								"patternType": "prefix",
+								"type": "group",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Read",
+							],
+							"resource": {
+								"name": "marketing-",
+								"patternType": "prefix",
+								"type": "group",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Describe",
+							],
+							"resource": {
 								"name": "mm2gov.marketing-onprem-to-cloud.",
 								"patternType": "prefix",
 								"type": "group",
@@ -1996,6 +2174,17 @@ inputs := [
 							"host": "*",
 							"operations": [
 								"DescribeConfigs",
+							],
+							"resource": {
+								"name": "onprem.marketing.",
+								"patternType": "prefix",
+								"type": "topic",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Read",
 							],
 							"resource": {
 								"name": "onprem.marketing.",
@@ -2089,6 +2278,28 @@ inputs := [
 						{
 							"host": "*",
 							"operations": [
+								"Describe",
+							],
+							"resource": {
+								"name": "payments-",
+								"patternType": "prefix",
+								"type": "group",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Read",
+							],
+							"resource": {
+								"name": "payments-",
+								"patternType": "prefix",
+								"type": "group",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
 								"Create",
 							],
 							"resource": {
@@ -2189,6 +2400,17 @@ inputs := [
 							"host": "*",
 							"operations": [
 								"DescribeConfigs",
+							],
+							"resource": {
+								"name": "onprem.payments.",
+								"patternType": "prefix",
+								"type": "topic",
+							},
+						},
+						{
+							"host": "*",
+							"operations": [
+								"Read",
 							],
 							"resource": {
 								"name": "onprem.payments.",

@@ -315,40 +315,75 @@ violations contains lib.violation("admission_mm2_sync_topic_acls", "high", msg, 
 
 # With offset syncs on the source (MM2's default), the mm2-offset-syncs topic
 # is named by the target alias alone, so every tenant's flow between the same
-# clusters shares it, and MM2 needs write access on the source.
+# clusters shares it, and MM2 needs write access on the source. The checkpoint
+# connector reads the offset syncs where offset-syncs.topic.location says.
+offset_syncs_flag := {"sourceConnector": "emit.offset-syncs.enabled", "checkpointConnector": "emit.checkpoints.enabled"}
+
 violations contains lib.violation("admission_mm2_offset_syncs_location", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
-	config := connector_config(mirror, "sourceConnector")
-	not lib.is_false(object.get(config, "emit.offset-syncs.enabled", null))
+	some connector, flag in offset_syncs_flag
+	connector_present(mirror, connector)
+	config := connector_config(mirror, connector)
+	not lib.is_false(object.get(config, flag, null))
 	location := object.get(config, "offset-syncs.topic.location", "source")
 	lower(trim_space(lib.as_string(location))) != "target"
-	path := config_path(i, "sourceConnector", "offset-syncs.topic.location")
+	path := config_path(i, connector, "offset-syncs.topic.location")
 	msg := sprintf(
-		"%s: mirror %d emits offset syncs with offset-syncs.topic.location %s, so they go to a topic on the source cluster that every flow to the same target shares; set sourceConnector.config offset-syncs.topic.location: target, or emit.offset-syncs.enabled: \"false\"",
-		[lib.subject, i, shown(config, "offset-syncs.topic.location", "unset (MM2's default is source)")],
+		"%s: mirror %d %s has %s and offset-syncs.topic.location %s, so offset syncs go to (or are read from) a topic on the source cluster, where the flow may write nothing; set %s.config offset-syncs.topic.location: target, or %s: \"false\"",
+		[lib.subject, i, connector, flag, shown(config, "offset-syncs.topic.location", "unset (MM2's default is source)"), connector, flag],
 	)
 }
 
-# Checkpoints and heartbeats go to topics MM2 names by cluster alias alone
-# (<source>.checkpoints.internal, heartbeats): every flow between the same
-# clusters would share them, and checkpoints carry its groups' names and
-# offsets (FIELD.md 4). mm2gov runs neither; such a connector must emit nothing.
-shared_outputs := {
-	"checkpointConnector": ["emit.checkpoints.enabled", "<source>.checkpoints.internal"],
-	"heartbeatConnector": ["emit.heartbeats.enabled", "heartbeats"],
-}
+# Strimzi runs a source connector even when the spec leaves it out.
+connector_present(_, "sourceConnector")
+
+connector_present(mirror, "checkpointConnector") if "checkpointConnector" in object.keys(mirror)
+
+# Offset syncs, checkpoints and heartbeats go to topics the replication policy
+# names: Kafka's own policies name them by cluster alias alone
+# (mm2-offset-syncs.<target>.internal, <source>.checkpoints.internal,
+# heartbeats), shared by every flow between the same clusters, and checkpoints
+# carry groups' names and offsets (FIELD.md 4). mm2gov's Flow* policy
+# (admission_mm2_replication_policy) names them from the connector's
+# mm2gov.flow.* keys, which must be the flow's own names (flow.mm2_policy_config,
+# derived by mm2gov): any other value points the flow's offset syncs,
+# checkpoints or heartbeats at another flow's topic or a shared one.
+flow_keys := ["mm2gov.flow.id", "mm2gov.flow.offset-syncs.topic", "mm2gov.flow.checkpoints.topic", "mm2gov.flow.heartbeats.topic"]
 
 violations contains lib.violation("admission_mm2_shared_internal_topics", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
-	some connector, [flag, topic] in shared_outputs
+	[source, _, target, _] := ends[i]
+	flows := declared[i]
+	count(flows) > 0
+	some connector in connectors
 	connector in object.keys(mirror)
-	not lib.is_false(object.get(connector_config(mirror, connector), flag, null))
-	path := config_path(i, connector, flag)
+	config := connector_config(mirror, connector)
+	policy_checked(connector, config)
+	some key in flow_keys
+	value := object.get(config, key, null)
+	expected := {flow.mm2_policy_config[key] | some flow in flows}
+	not value in expected
+	path := config_path(i, connector, key)
 	msg := sprintf(
-		"%s: mirror %d has a %s that writes %s, a topic every flow between these clusters shares (with its groups and offsets); remove the %s, or set %s: \"false\"",
-		[lib.subject, i, connector, topic, connector, flag],
+		"%s: mirror %d %s has %s %s, but tenant %s's flow %s -> %s names its own MirrorMaker 2 topics: another value writes or reads another flow's offset syncs, checkpoints or heartbeats, or topics every flow between these clusters shares; set %s: %s",
+		[lib.subject, i, connector, key, shown_value(value), lib.tenant_name, source, target, key, lib.text_list(expected)],
+	)
+}
+
+# Only the source connector syncs ACLs, but no connector may say it does.
+violations contains lib.violation("admission_mm2_sync_topic_acls", "high", msg, path) if {
+	checked
+	some [i, mirror] in mirrors
+	some connector in ["checkpointConnector", "heartbeatConnector"]
+	config := connector_config(mirror, connector)
+	"sync.topic.acls.enabled" in object.keys(config)
+	not lib.is_false(config["sync.topic.acls.enabled"])
+	path := config_path(i, connector, "sync.topic.acls.enabled")
+	msg := sprintf(
+		"%s: mirror %d %s sets sync.topic.acls.enabled %s; mm2gov's ACLs are the only ones: set it to \"false\" or remove it",
+		[lib.subject, i, connector, shown(config, "sync.topic.acls.enabled", "")],
 	)
 }
 
@@ -379,43 +414,46 @@ violations contains lib.violation("admission_mm2_filter_override", "high", msg, 
 	)
 }
 
-policy_classes := {
-	"default": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
-	"identity": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
-}
+connectors := ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
+
+kafka_default_policy := "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 
 # Remote names, hence the ACLs and KafkaTopics mm2gov derives, follow the
-# flow's replication policy with MM2's "." separator.
+# flow's replication policy with MM2's "." separator, and the flow's own
+# MirrorMaker 2 topics need its Flow* class (flow.replication_policy_class,
+# from mm2gov): Kafka's classes name them per cluster alias.
 violations contains lib.violation("admission_mm2_replication_policy", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
 	[source, _, target, _] := ends[i]
 	flows := declared[i]
 	count(flows) > 0
-	some connector in ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
+	some connector in connectors
 	connector in object.keys(mirror)
 	config := connector_config(mirror, connector)
 	policy_checked(connector, config)
-	class := object.get(config, "replication.policy.class", policy_classes["default"])
-	expected := {policy_classes[flow.replication_policy] | some flow in flows}
+	class := object.get(config, "replication.policy.class", kafka_default_policy)
+	expected := {flow.replication_policy_class | some flow in flows}
 	not class in expected
 	path := config_path(i, connector, "replication.policy.class")
 	msg := sprintf(
-		"%s: mirror %d %s uses replication.policy.class '%v', but tenant %s's flow %s -> %s uses the %s policy; set replication.policy.class: %s",
+		"%s: mirror %d %s uses replication.policy.class '%v', but tenant %s's flow %s -> %s uses the %s policy with its own MirrorMaker 2 topics; set replication.policy.class: %s",
 		[lib.subject, i, connector, class, lib.tenant_name, source, target, lib.text_list({f.replication_policy | some f in flows}), lib.text_list(expected)],
 	)
 }
 
 # The heartbeat connector reads the policy only to name its topic: held to
-# the flow's policy when it sets one.
+# the flow's policy when it sets one or emits heartbeats.
 policy_checked(connector, _) if connector != "heartbeatConnector"
 
 policy_checked("heartbeatConnector", config) if "replication.policy.class" in object.keys(config)
 
+policy_checked("heartbeatConnector", config) if not lib.is_false(object.get(config, "emit.heartbeats.enabled", null))
+
 violations contains lib.violation("admission_mm2_replication_policy", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
-	some connector in ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
+	some connector in connectors
 	config := connector_config(mirror, connector)
 	separator := config["replication.policy.separator"]
 	separator != "."
@@ -807,6 +845,8 @@ allowed_keys := {
 		"emit.heartbeats.enabled", "emit.heartbeats.interval.seconds", "heartbeats.replication.enabled",
 		"consumer.poll.timeout.ms", "admin.timeout.ms", "exactly.once.support", "tasks.max",
 		"add.source.alias.to.metrics", "use.incremental.alter.configs",
+		"mm2gov.flow.id", "mm2gov.flow.offset-syncs.topic", "mm2gov.flow.checkpoints.topic",
+		"mm2gov.flow.heartbeats.topic",
 	},
 }
 
@@ -845,6 +885,9 @@ value_problem(key, value) := "has a list or object value; give it a plain string
 	not is_boolean(value)
 } else := "is a config provider reference (${...}), which reads files, environment or Secrets at run time; give the value itself" if {
 	contains(sprintf("%v", [value]), "${")
+} else := "is not a boolean; set it to true or false" if {
+	endswith(key, ".enabled")
+	not lower(trim_space(sprintf("%v", [value]))) in {"true", "false"}
 } else := "is not None: with another policy, connectors may override their clients' connection settings; set it to None or remove it" if {
 	key == "connector.client.config.override.policy"
 	not value in override_none

@@ -13,6 +13,15 @@ auth(alias) := {
 
 internal := "mm2gov.payments-onprem-to-cloud."
 
+# What both connectors carry to use the flow's own MirrorMaker 2 topics.
+flow_policy := {
+	"replication.policy.class": "io.mm2gov.replication.FlowReplicationPolicy",
+	"mm2gov.flow.id": "payments-onprem-to-cloud",
+	"mm2gov.flow.offset-syncs.topic": concat("", [internal, "offset-syncs"]),
+	"mm2gov.flow.checkpoints.topic": concat("", [internal, "checkpoints"]),
+	"mm2gov.flow.heartbeats.topic": concat("", [internal, "heartbeats"]),
+}
+
 tls := {"trustedCertificates": [{"secretName": "cluster-ca", "certificate": "ca.crt"}]}
 
 target := {
@@ -29,11 +38,16 @@ target := {
 
 mirror := {
 	"source": {"alias": "onprem", "bootstrapServers": "onprem:9093", "tls": tls, "authentication": auth("onprem")},
-	"sourceConnector": {"tasksMax": 1, "config": {
-		"replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
+	"sourceConnector": {"tasksMax": 1, "config": object.union(flow_policy, {
 		"sync.topic.acls.enabled": "false",
-		"emit.offset-syncs.enabled": "false",
-	}},
+		"emit.offset-syncs.enabled": "true",
+		"offset-syncs.topic.location": "target",
+	})},
+	"checkpointConnector": {"tasksMax": 1, "config": object.union(flow_policy, {
+		"offset-syncs.topic.location": "target",
+		"emit.checkpoints.enabled": "true",
+		"sync.group.offsets.enabled": "true",
+	})},
 	"topicsPattern": "payments\\.orders.*",
 	"topicsExcludePattern": "__.*",
 	"groupsPattern": "payments-.*",
@@ -199,7 +213,7 @@ test_case_insensitive_groups_fire if {
 }
 
 test_missing_groups_pattern_without_checkpoints_pass if {
-	no_groups := object.remove(mirror, ["groupsPattern"])
+	no_groups := object.remove(mirror, ["groupsPattern", "checkpointConnector"])
 	t.decide(req({"mirrors": [no_groups]}, {}, {})).allowed
 }
 
@@ -281,7 +295,8 @@ test_offset_syncs_on_target_pass if {
 }
 
 test_offset_syncs_on_source_fires if {
-	d := t.decide(with_mirror(connector({"emit.offset-syncs.enabled": true})))
+	config := object.remove(mirror.sourceConnector.config, ["offset-syncs.topic.location"])
+	d := t.decide(req({"mirrors": [object.union(object.remove(mirror, ["sourceConnector"]), {"sourceConnector": {"config": config}})]}, {}, {}))
 	t.rules(d) == {"admission_mm2_offset_syncs_location"}
 	t.hits(d, "admission_mm2_offset_syncs_location") == {"spec/mirrors/0/sourceConnector/config/offset-syncs.topic.location"}
 	contains(t.message(d, "admission_mm2_offset_syncs_location"), "unset (MM2's default is source)")
@@ -290,18 +305,34 @@ test_offset_syncs_on_source_fires if {
 }
 
 test_replication_policy_mismatch_fires if {
-	d := t.decide(with_mirror(connector({"replication.policy.class": "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"})))
+	d := t.decide(with_mirror(connector({"replication.policy.class": "io.mm2gov.replication.FlowIdentityReplicationPolicy"})))
 	t.rules(d) == {"admission_mm2_replication_policy"}
-	t.message(d, "admission_mm2_replication_policy") == "KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 sourceConnector uses replication.policy.class 'org.apache.kafka.connect.mirror.IdentityReplicationPolicy', but tenant payments's flow onprem -> cloud uses the default policy; set replication.policy.class: org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
+	t.message(d, "admission_mm2_replication_policy") == "KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 sourceConnector uses replication.policy.class 'io.mm2gov.replication.FlowIdentityReplicationPolicy', but tenant payments's flow onprem -> cloud uses the default policy with its own MirrorMaker 2 topics; set replication.policy.class: io.mm2gov.replication.FlowReplicationPolicy"
+}
+
+# Kafka's own classes name offset syncs and checkpoints per cluster alias: refused, even the flow's kind.
+test_kafka_replication_policy_fires if {
+	d := t.decide(with_mirror({"checkpointConnector": {"config": {"replication.policy.class": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"}}}))
+	t.rules(d) == {"admission_mm2_replication_policy"}
+	t.hits(d, "admission_mm2_replication_policy") == {"spec/mirrors/0/checkpointConnector/config/replication.policy.class"}
 }
 
 test_default_replication_policy_when_unset if {
 	config := object.remove(mirror.sourceConnector.config, ["replication.policy.class"])
 	unset := spec_req(object.union(good_spec, {"mirrors": [object.union(object.remove(mirror, ["sourceConnector"]), {"sourceConnector": {"config": config}})]}))
-	t.decide(unset).allowed
-	identity := fx.repo([object.union(fx.payments, {"flows": [object.union(fx.payments.flows[0], {"replication_policy": "identity"})]})])
-	d := t.decide_in(unset, identity)
+	d := t.decide(unset)
 	t.rules(d) == {"admission_mm2_replication_policy"}
+	contains(t.message(d, "admission_mm2_replication_policy"), "uses replication.policy.class 'org.apache.kafka.connect.mirror.DefaultReplicationPolicy'")
+}
+
+test_identity_flow_needs_flow_identity_policy if {
+	identity_flow := object.union(fx.payments.flows[0], {"replication_policy": "identity", "replication_policy_class": "io.mm2gov.replication.FlowIdentityReplicationPolicy"})
+	identity := fx.repo([object.union(fx.payments, {"flows": [identity_flow]})])
+	d := t.decide_in(with_mirror({}), identity)
+	t.rules(d) == {"admission_mm2_replication_policy"}
+	t.hits(d, "admission_mm2_replication_policy") == {"spec/mirrors/0/sourceConnector/config/replication.policy.class", "spec/mirrors/0/checkpointConnector/config/replication.policy.class"}
+	policy := {"replication.policy.class": "io.mm2gov.replication.FlowIdentityReplicationPolicy"}
+	t.decide_in(with_mirror({"sourceConnector": {"config": policy}, "checkpointConnector": {"config": policy}}), identity).allowed
 }
 
 test_checkpoint_connector_policy_checked if {
@@ -728,6 +759,7 @@ test_config_values_checked if {
 
 test_heartbeat_connector_policy_checked if {
 	t.decide(with_mirror({"heartbeatConnector": {"config": {"emit.heartbeats.enabled": false}}})).allowed
+	t.decide(with_mirror({"heartbeatConnector": {"config": flow_policy}})).allowed
 	d := t.decide(with_mirror({"heartbeatConnector": {"config": {"replication.policy.class": "com.example.Custom"}}}))
 	t.hits(d, "admission_mm2_replication_policy") == {"spec/mirrors/0/heartbeatConnector/config/replication.policy.class"}
 }
@@ -768,10 +800,56 @@ test_another_clusters_ca_fires if {
 }
 
 test_shared_internal_topics_fire if {
-	d := t.decide(with_mirror({"checkpointConnector": {"config": {"sync.group.offsets.enabled": "true"}}, "heartbeatConnector": {}}))
+	# a heartbeat connector with Kafka's policy writes the shared `heartbeats`
+	d := t.decide(with_mirror({"heartbeatConnector": {}}))
+	t.rules(d) == {"admission_mm2_replication_policy", "admission_mm2_shared_internal_topics"}
+	t.hits(d, "admission_mm2_replication_policy") == {"spec/mirrors/0/heartbeatConnector/config/replication.policy.class"}
+	count(t.hits(d, "admission_mm2_shared_internal_topics")) == 4
+}
+
+# Tenant payments points its checkpoints at marketing's flow's topic, its offset syncs at MM2's shared name,
+# and leaves its heartbeats topic unset: each refused, at the key.
+test_foreign_flow_topics_fire if {
+	foreign := {
+		"mm2gov.flow.checkpoints.topic": "mm2gov.marketing-onprem-to-cloud.checkpoints",
+		"mm2gov.flow.offset-syncs.topic": "mm2-offset-syncs.cloud.internal",
+	}
+	checkpoint := object.remove(object.union(mirror.checkpointConnector.config, foreign), ["mm2gov.flow.heartbeats.topic"])
+	d := t.decide(req({"mirrors": [object.union(object.remove(mirror, ["checkpointConnector"]), {"checkpointConnector": {"config": checkpoint}})]}, {}, {}))
 	t.rules(d) == {"admission_mm2_shared_internal_topics"}
-	t.hits(d, "admission_mm2_shared_internal_topics") == {"spec/mirrors/0/checkpointConnector/config/emit.checkpoints.enabled", "spec/mirrors/0/heartbeatConnector/config/emit.heartbeats.enabled"}
+	t.hits(d, "admission_mm2_shared_internal_topics") == {
+		"spec/mirrors/0/checkpointConnector/config/mm2gov.flow.checkpoints.topic",
+		"spec/mirrors/0/checkpointConnector/config/mm2gov.flow.offset-syncs.topic",
+		"spec/mirrors/0/checkpointConnector/config/mm2gov.flow.heartbeats.topic",
+	}
 	some v in d.violations
-	v.message == `KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 has a heartbeatConnector that writes heartbeats, a topic every flow between these clusters shares (with its groups and offsets); remove the heartbeatConnector, or set emit.heartbeats.enabled: "false"`
-	t.decide(with_mirror({"checkpointConnector": {"config": {"emit.checkpoints.enabled": false}}})).allowed
+	v.message == "KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 checkpointConnector has mm2gov.flow.checkpoints.topic 'mm2gov.marketing-onprem-to-cloud.checkpoints', but tenant payments's flow onprem -> cloud names its own MirrorMaker 2 topics: another value writes or reads another flow's offset syncs, checkpoints or heartbeats, or topics every flow between these clusters shares; set mm2gov.flow.checkpoints.topic: mm2gov.payments-onprem-to-cloud.checkpoints"
+	some u in d.violations
+	contains(u.message, "mm2gov.flow.heartbeats.topic unset")
+	d2 := t.decide(with_mirror(connector({"mm2gov.flow.id": "marketing-onprem-to-cloud"})))
+	t.hits(d2, "admission_mm2_shared_internal_topics") == {"spec/mirrors/0/sourceConnector/config/mm2gov.flow.id"}
+}
+
+# The checkpoint connector reads offset syncs where the location says: on the target, as the source connector writes them.
+test_checkpoint_offset_syncs_location_fires if {
+	config := object.remove(mirror.checkpointConnector.config, ["offset-syncs.topic.location"])
+	d := t.decide(req({"mirrors": [object.union(object.remove(mirror, ["checkpointConnector"]), {"checkpointConnector": {"config": config}})]}, {}, {}))
+	t.rules(d) == {"admission_mm2_offset_syncs_location"}
+	t.hits(d, "admission_mm2_offset_syncs_location") == {"spec/mirrors/0/checkpointConnector/config/offset-syncs.topic.location"}
+	off := object.union(config, {"emit.checkpoints.enabled": "false"})
+	t.decide(req({"mirrors": [object.union(object.remove(mirror, ["checkpointConnector"]), {"checkpointConnector": {"config": off}})]}, {}, {})).allowed
+}
+
+test_switch_that_is_not_a_boolean_fires if {
+	d := t.decide(with_mirror(connector({"emit.offset-syncs.enabled": "attacker.example:9093"})))
+	t.rules(d) == {"admission_mm2_config_value"}
+	t.message(d, "admission_mm2_config_value") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/mirrors/0/sourceConnector/config key emit.offset-syncs.enabled is not a boolean; set it to true or false"
+	t.decide(with_mirror(connector({"emit.offset-syncs.enabled": true}))).allowed
+}
+
+test_sync_topic_acls_on_other_connectors_fires if {
+	d := t.decide(with_mirror({"checkpointConnector": {"config": {"sync.topic.acls.enabled": "true"}}}))
+	t.rules(d) == {"admission_mm2_sync_topic_acls"}
+	t.message(d, "admission_mm2_sync_topic_acls") == `KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 checkpointConnector sets sync.topic.acls.enabled 'true'; mm2gov's ACLs are the only ones: set it to "false" or remove it`
+	t.decide(with_mirror({"checkpointConnector": {"config": {"sync.topic.acls.enabled": false}}})).allowed
 }

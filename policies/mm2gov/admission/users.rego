@@ -101,13 +101,15 @@ role_entries contains ["topic", lib.all_remote_prefixes, {"Read", "Describe"}] i
 
 principal_topic_operations := {"read": {"Read", "Describe"}, "write": {"Write", "Describe"}}
 
-# acls.py mm2_bindings, source and target side together: a KafkaUser does not
+# acls.py mm2_scope, source and target side together: a KafkaUser does not
 # say which alias its Strimzi cluster is. Nothing on the CLUSTER resource
-# (DESCRIBE there lists every tenant's ACLs and SCRAM users).
+# (DESCRIBE there lists every tenant's ACLs and SCRAM users). Read on the
+# tenant's groups and remote topics: the checkpoint connector commits the
+# groups' translated offsets on the target.
 mm2_entries(flow) := [
 	["topic", lib.tenant.topic_prefixes, {"Read", "Describe", "DescribeConfigs"}],
-	["group", lib.tenant.group_prefixes, {"Describe"}],
-	["topic", lib.remote_prefixes(flow), {"Create", "Write", "Alter", "AlterConfigs", "Describe", "DescribeConfigs"}],
+	["group", lib.tenant.group_prefixes, {"Read", "Describe"}],
+	["topic", lib.remote_prefixes(flow), {"Create", "Read", "Write", "Alter", "AlterConfigs", "Describe", "DescribeConfigs"}],
 	["topic", [lib.internal_prefix(flow)], {"Create", "Read", "Write", "Describe", "DescribeConfigs"}],
 	["group", [lib.internal_prefix(flow)], {"Read", "Describe"}],
 ]

@@ -38,6 +38,18 @@ flow(id, source, target, policy, topics, groups) := {
 	"mm2_user": sprintf("mm2-%s", [id]),
 	"mm2_principal": sprintf("User:mm2-%s", [id]),
 	"internal_prefix": sprintf("mm2gov.%s.", [id]),
+	"mm2_topics": {
+		"offset_syncs": sprintf("mm2gov.%s.offset-syncs", [id]),
+		"checkpoints": sprintf("mm2gov.%s.checkpoints", [id]),
+		"heartbeats": sprintf("mm2gov.%s.heartbeats", [id]),
+	},
+	"replication_policy_class": policy_class[policy],
+	"mm2_policy_config": {
+		"mm2gov.flow.id": id,
+		"mm2gov.flow.offset-syncs.topic": sprintf("mm2gov.%s.offset-syncs", [id]),
+		"mm2gov.flow.checkpoints.topic": sprintf("mm2gov.%s.checkpoints", [id]),
+		"mm2gov.flow.heartbeats.topic": sprintf("mm2gov.%s.heartbeats", [id]),
+	},
 	"topics": [p.regex | some p in topics],
 	"groups": [p.regex | some p in groups],
 	"topic_patterns": topics,
@@ -45,6 +57,11 @@ flow(id, source, target, policy, topics, groups) := {
 }
 
 # Test data only: mm2gov computes these names in governance/model/names.py.
+policy_class := {
+	"default": "io.mm2gov.replication.FlowReplicationPolicy",
+	"identity": "io.mm2gov.replication.FlowIdentityReplicationPolicy",
+}
+
 remote_prefix("identity", _) := ""
 
 remote_prefix(policy, source) := sprintf("%s.", [source]) if policy != "identity"

@@ -1,9 +1,10 @@
 """MM2_PRINCIPAL_OVERREACH: a flow's MM2 principal is allowed more than its flow needs.
 
-A flow's scope (tenancy `mm2_scopes`): on the source READ/DESCRIBE/DESCRIBE_CONFIGS
-on the tenant's topic prefixes and DESCRIBE on its group prefixes; on the target
-the write side of its remote prefixes and its own `mm2gov.<flow-id>.` topics and
-group. Nothing on the CLUSTER resource: with `sync.topic.acls.enabled=false` MM2
+A flow's scope (tenancy `mm2_scopes`, compile/acls.py `mm2_scope`): on the source
+READ/DESCRIBE/DESCRIBE_CONFIGS on the tenant's topic prefixes and DESCRIBE on its
+group prefixes; on the target the write side and READ of its remote prefixes, its
+own `mm2gov.<flow-id>.` topics and group, and READ on the tenant's group prefixes
+(group offset sync). Nothing on the CLUSTER resource: with `sync.topic.acls.enabled=false` MM2
 needs none, and on a real broker DESCRIBE on the cluster lists every ACL binding
 and every SCRAM user (other tenants' included), ALTER changes them. A CLUSTER
 binding is therefore never in scope, whatever the scope table says.
