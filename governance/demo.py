@@ -28,7 +28,7 @@ from governance.devstack.stack import REPO_ROOT, Stack, StackSpec
 from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
-from governance.model.names import scram_secret
+from governance.model.names import INTERNAL_TOPIC_PREFIX, scram_secret
 from governance.plan.diff import make_plan
 from governance.policy.decide import PolicySession
 from governance.render import plan as render_plan
@@ -181,10 +181,13 @@ def _check_topics(stack: Stack) -> None:
     problems = []
     for alias, cluster in sorted(stack.kafka.items()):
         topics = sorted(admin_client(cluster.admin_config()).list_topics(timeout=10).topics)
-        shared = [t for t in topics if any(mark in t for mark in SHARED_MM2_TOPICS)]
+        # a flow's own MM2 topics (Connect's, offset syncs, checkpoints, heartbeats) are inside mm2gov.<flow>.
+        own = [t for t in topics if t.startswith(INTERNAL_TOPIC_PREFIX)]
+        shared = [t for t in topics if t not in own and any(mark in t for mark in SHARED_MM2_TOPICS)]
         on_cloud = [t for t in topics if inventory.clusters[alias].zone == "cloud"
                     and any(p in t for p in restricted)]
-        click.echo(f"  {alias}: {len(topics)} topics; shared MM2 topics: {len(shared)}"
+        click.echo(f"  {alias}: {len(topics)} topics; flows' own MM2 topics: {len(own)}; "
+                   f"shared MM2 topics: {len(shared)}"
                    + (f"; restricted tenants' topics: {len(on_cloud)}" if inventory.clusters[alias].zone == "cloud"
                       else ""))
         problems += [f"{alias}: shared MM2 topic {t}" for t in shared] + [f"{alias}: restricted {t}" for t in on_cloud]
