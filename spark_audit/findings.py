@@ -34,13 +34,15 @@ def _col(value: ColumnLike) -> Column:
 
 def to_findings(df: DataFrame, check_id: str, *, tenant: ColumnLike, cluster: ColumnLike,
                 resource_type: ColumnLike, resource_name: ColumnLike, principal: ColumnLike,
-                message: Column, evidence: Column, reach: Reach) -> DataFrame:
+                message: Column, evidence: Column, reach: Reach, severity: Column | None = None) -> DataFrame:
     """One finding per row of `df`; strings name columns, literals go through F.lit.
-    Severity and remediation come from the catalog entry of `check_id`; `evidence` is a
-    struct, to which `reach` adds the evidence contract's fields (spark_audit.evidence)."""
+    Severity and remediation come from the catalog entry of `check_id`; a detector whose
+    metadata.yaml says some findings are less severe passes `severity` (a catalog severity
+    name, never above the entry's). `evidence` is a struct, to which `reach` adds the
+    evidence contract's fields (spark_audit.evidence)."""
     check = meta(check_id)
     values = {
-        "check_id": F.lit(check.id), "severity": F.lit(check.severity),
+        "check_id": F.lit(check.id), "severity": F.lit(check.severity) if severity is None else severity,
         "tenant": _col(tenant), "cluster": _col(cluster), "resource_type": _col(resource_type),
         "resource_name": _col(resource_name), "principal": _col(principal), "message": message,
         "remediation": F.lit(check.remediation), "evidence": F.to_json(with_reach(evidence, reach)),

@@ -84,11 +84,17 @@ TENANCY_SCHEMAS: dict[str, StructType] = {
     "grants": _schema(("from_tenant", S, False), ("to_tenant", S, False), ("prefix", S, False),
                       ("access", STRINGS, False), ("cluster", S, True)),
     "clusters": _schema(("cluster", S, False), ("zone", S, False)),
-    # What each flow's MM2 principal may do (compile/acls.py `mm2_bindings`), one row per
-    # (cluster, resource type, prefix); TOPIC and GROUP only: nothing on the CLUSTER resource.
+    # What each flow's MM2 principal may do (compile/acls.py `mm2_scope`), one row per (cluster,
+    # resource type, name): TOPIC, GROUP and, for exactly-once flows, TRANSACTIONAL_ID; nothing on
+    # the CLUSTER resource. pattern_type: PREFIXED (`prefix` covers every name starting with it) or
+    # LITERAL (exactly that name, e.g. the Connect leader's transactional id).
     "mm2_scopes": _schema(("tenant", S, False), ("flow_id", S, False), ("principal", S, False),
                           ("cluster", S, False), ("resource_type", S, False), ("prefix", S, False),
-                          ("operations", STRINGS, False)),
+                          ("operations", STRINGS, False), ("pattern_type", S, False)),
+    # Each flow's own MM2 topics on its target (names.py `mm2_flow_topics`, `connect_names`):
+    # role offset_syncs | checkpoints | heartbeats | configs | offsets | status.
+    "mm2_topics": _schema(("tenant", S, False), ("flow_id", S, False), ("cluster", S, False),
+                          ("topic", S, False), ("role", S, False)),
 }
 
 ACL_FIELDS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
@@ -127,6 +133,7 @@ class Tenancy:
     grants: DataFrame
     clusters: DataFrame
     mm2_scopes: DataFrame
+    mm2_topics: DataFrame
     # Small driver-side values derived from these tables (e.g. ownership lookups), computed once.
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

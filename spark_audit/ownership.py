@@ -14,18 +14,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from governance.model.names import INTERNAL_TOPIC_PREFIX, OWNERSHIP_TOPIC
 from spark_audit.model import Snapshot, Tenancy
 
 # Names that are Kafka's or mm2gov's own, never a tenant's.
-PLATFORM_TOPICS = r"^(__.*|_schemas|mm2gov\.ownership)$"
-# MirrorMaker 2 / Connect internal topics, mm2gov's per-flow ones (`mm2gov.<flow-id>.*`) included.
-MM2_INTERNAL_TOPICS = (r"^(mm2-offset-syncs\..*\.internal|.*\.checkpoints\.internal|(.+\.)?heartbeats"
-                       r"|mm2-(configs|offsets|status)\..*|mm2gov\.(?!ownership$).+)$")
+PLATFORM_TOPICS = rf"^(__.*|_schemas|{re.escape(OWNERSHIP_TOPIC)})$"
+# The internal topics MirrorMaker 2 names per cluster alias with Kafka's default policy, one per
+# alias pair and so shared by every flow between two clusters: `mm2-offset-syncs.<alias>.internal`,
+# `<alias>.checkpoints.internal`, `heartbeats` (and its remote copies `<alias>.heartbeats`), Connect's
+# `mm2-configs/offsets/status.<alias>.internal`. A flow's own topics are not matched by a pattern: the
+# tenancy names them (`mm2gov.<flow-id>.*`, names.py) and ownership finds their flow.
+LEGACY_MM2_TOPICS = (r"^(mm2-offset-syncs\..+\.internal|.+\.checkpoints\.internal|(.+\.)?heartbeats"
+                     r"|mm2-(configs|offsets|status)\..+)$")
 
 
 def stems(df: DataFrame, name: str = "resource_name", alias: str = "stem", empty: bool = False) -> DataFrame:
@@ -133,5 +139,12 @@ def is_platform_topic(name: Column) -> Column:
     return name.rlike(PLATFORM_TOPICS)
 
 
-def is_mm2_internal_topic(name: Column) -> Column:
-    return name.rlike(MM2_INTERNAL_TOPICS)
+def is_legacy_mm2_topic(name: Column) -> Column:
+    """A per-alias internal topic of Kafka's default policy (LEGACY_MM2_TOPICS)."""
+    return name.rlike(LEGACY_MM2_TOPICS)
+
+
+def is_reserved_mm2_topic(name: Column) -> Column:
+    """A name under mm2gov's reserved prefix (names.py), its ownership topic aside: a flow's own topic,
+    or a removed flow's left-over; never a tenant's, whatever prefix a tenant declares."""
+    return name.startswith(INTERNAL_TOPIC_PREFIX) & (name != OWNERSHIP_TOPIC)

@@ -24,10 +24,19 @@ SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 
 
+# Records as a consumer of the topic sees them: committed only. An exactly-once flow's target holds the
+# records of transactions MM2 aborted (a crash mid-transaction, then fencing): read uncommitted they
+# look like duplicates no consumer ever gets (tests/integration/test_mm2_exactly_once.py). The window
+# ends at the last stable offset for the same reason, so a transaction left open on a topic hides the
+# records after it from the scan, as from every read_committed consumer, instead of stalling it.
+ISOLATION_LEVEL = "read_committed"
+
+
 def spark_kafka_options(config: dict[str, Any]) -> dict[str, str]:
     """Spark Kafka source options (`kafka.*`) equivalent to a confluent-kafka client config."""
     options = {"kafka.bootstrap.servers": config["bootstrap.servers"],
-               "kafka.security.protocol": config.get("security.protocol", "PLAINTEXT")}
+               "kafka.security.protocol": config.get("security.protocol", "PLAINTEXT"),
+               "kafka.isolation.level": ISOLATION_LEVEL}
     if "sasl.mechanism" in config:
         module = PLAIN_MODULE if config["sasl.mechanism"] == "PLAIN" else SCRAM_MODULE
         user = json.dumps(config["sasl.username"])
@@ -45,9 +54,11 @@ def spark_kafka_options(config: dict[str, Any]) -> dict[str, str]:
 
 def offset_window(config: dict[str, Any], topics: dict[str, int], per_partition: int,
                   timeout: float = 30) -> dict[str, dict[int, tuple[int, int]]]:
-    """topic -> partition -> [start, end) covering at most the last `per_partition` records."""
+    """topic -> partition -> [start, end) covering at most the last `per_partition` offsets, up to the
+    last stable offset (a read_committed consumer's high watermark)."""
     # librdkafka's own log goes through Python logging (scrubbed, one format), not straight to stderr
-    consumer = Consumer({**config, "group.id": "mm2gov-audit-watermarks", "enable.auto.commit": False},
+    consumer = Consumer({**config, "group.id": "mm2gov-audit-watermarks", "enable.auto.commit": False,
+                         "isolation.level": ISOLATION_LEVEL},
                         logger=logging.getLogger("mm2gov.librdkafka"))
     try:
         window: dict[str, dict[int, tuple[int, int]]] = {}

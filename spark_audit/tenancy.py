@@ -2,13 +2,15 @@
 
 Built from the Inventory alone (no OPA), mirroring what `governance.compile`
 derives from the OPA scopes (docs/policies.md) with the same helpers: flow ids,
-MM2 principals, internal prefixes, remote names, MM2 operations. Grants are kept
+MM2 principals, internal prefixes and topics, remote names, MM2 scopes and their
+pattern types. Grants are kept
 only when the built-in policy would keep them (`grant_valid`): an invalid grant
 never excuses an access. `tenancy_rows` is pure, so it is tested without Spark.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 from pyspark.sql import SparkSession
@@ -17,11 +19,12 @@ from governance.compile.acls import (
     mm2_internal_prefix,
     mm2_principal,
     mm2_scope,
+    pattern_type,
 )
 from governance.config.loader import Inventory
-from governance.config.schema import Grant, Tenant
-from governance.model.names import flow_id, remote_name
-from spark_audit.model import Tenancy, tenancy_frames
+from governance.config.schema import EXACTLY_ONCE, Grant, Tenant
+from governance.model.names import connect_names, flow_id, mm2_flow_topics, remote_name
+from spark_audit.model import TENANCY_SCHEMAS, Tenancy, tenancy_frames
 
 
 class TenantPrefix(NamedTuple):
@@ -78,6 +81,15 @@ class Mm2ScopeRow(NamedTuple):
     resource_type: str
     prefix: str
     operations: tuple[str, ...]
+    pattern_type: str  # PREFIXED | LITERAL, as compile/acls.py `pattern_type` grants the name
+
+
+class Mm2TopicRow(NamedTuple):
+    tenant: str
+    flow_id: str
+    cluster: str
+    topic: str
+    role: str  # offset_syncs | checkpoints | heartbeats | configs | offsets | status
 
 
 WILDCARD_GRANT_TOPICS = {"*", ".*", "", ".", "-", "_"}
@@ -92,9 +104,7 @@ def grant_valid(tenant: Tenant, grant: Grant, tenants: dict[str, Tenant]) -> boo
 
 def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
     """Every tenancy table as row tuples (see model.TENANCY_SCHEMAS), sorted."""
-    rows: dict[str, set[tuple]] = {name: set() for name in
-                                   ("tenant_prefixes", "principals", "flows", "markers", "grants", "clusters",
-                                    "mm2_scopes")}
+    rows: dict[str, set[tuple]] = {name: set() for name in TENANCY_SCHEMAS}
     rows["clusters"] = {ClusterRow(alias, cluster.zone) for alias, cluster in inventory.clusters.items()}
     for name, tenant in inventory.tenants.items():
         for prefix in tenant.topic_prefixes:
@@ -117,12 +127,16 @@ def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
                 rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, flow.target, "remote", fid))
             for kind in ("topic", "group"):
                 rows["tenant_prefixes"].add(TenantPrefix(name, kind, internal, flow.target, "internal", fid))
-            # compile/acls.py's own definition: nothing on CLUSTER (it lists every tenant's ACLs and SCRAM users)
-            scope = mm2_scope(flow.source, flow.target, fid, tenant.topic_prefixes, tenant.group_prefixes, remotes)
+            # compile/acls.py's own definition: nothing on CLUSTER (it lists every tenant's ACLs and SCRAM users);
+            # an exactly-once flow's own transactional ids on its target
+            scope = mm2_scope(flow.source, flow.target, fid, tenant.topic_prefixes, tenant.group_prefixes, remotes,
+                              exactly_once=flow.delivery == EXACTLY_ONCE)
             for cluster, resource_type, prefixes, operations in scope:
                 for prefix in prefixes:
                     rows["mm2_scopes"].add(Mm2ScopeRow(name, fid, principal, cluster, resource_type, prefix,
-                                                       tuple(sorted(operations))))
+                                                       tuple(sorted(operations)), pattern_type(prefix)))
+            for role, topic in _mm2_topics(fid).items():
+                rows["mm2_topics"].add(Mm2TopicRow(name, fid, flow.target, topic, role))
         for grant in tenant.grants:
             if not grant_valid(tenant, grant, inventory.tenants):
                 continue
@@ -133,6 +147,13 @@ def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
                     rows["grants"].add(GrantRow(name, grant.to, remote_name(flow.replication_policy, flow.source,
                                                                              topic), access, flow.target))
     return {table: sorted(items, key=_sort_key) for table, items in rows.items()}
+
+
+def _mm2_topics(fid: str) -> dict[str, str]:
+    """role -> name of the flow's own MM2 and Connect topics, as names.py names them."""
+    connect = dataclasses.asdict(connect_names(fid))
+    del connect["group"]
+    return {**dataclasses.asdict(mm2_flow_topics(fid)), **connect}
 
 
 def _sort_key(row: tuple) -> tuple:

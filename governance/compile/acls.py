@@ -2,7 +2,8 @@
 
 Pure: the input is `Decision.scopes` (docs/policies.md), the output sets of
 AclBinding keyed by cluster alias. PREFIXED patterns only, always the tenant's
-prefixes (which end with a separator); remote topics are read-only on targets.
+prefixes (which end with a separator), but for the one LITERAL transactional id
+of an exactly-once flow's Connect leader; remote topics are read-only on targets.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from governance.config.schema import EXACTLY_ONCE
 from governance.model.acl import AclBinding
-from governance.model.names import mm2_internal_prefix, mm2_principal, remote_name
+from governance.model.names import mm2_internal_prefix, mm2_principal, mm2_transactional_ids, remote_name
 
 ClusterBindings = dict[str, set[AclBinding]]
 
@@ -77,11 +79,16 @@ MM2_TARGET_INTERNAL_OPS = ["CREATE", "READ", "WRITE", "DESCRIBE", "DESCRIBE_CONF
 # DESCRIBE, which READ implies, spelled out as for the Connect group (the audit expands implied operations).
 MM2_TARGET_GROUP_OPS = ["READ", "DESCRIBE"]
 
+# A transactional producer needs WRITE on its id (InitProducerId, AddPartitionsToTxn, EndTxn) and
+# DESCRIBE (FindCoordinator), which WRITE implies; spelled out as above. Nothing on CLUSTER: since
+# KIP-679 WRITE on a topic implies IDEMPOTENT_WRITE.
+MM2_TRANSACTIONAL_OPS = ["WRITE", "DESCRIBE"]
+
 Mm2Scope = list[tuple[str, str, list[str], list[str]]]  # (cluster, resource type, prefixes, operations)
 
 
 def mm2_scope(source: str, target: str, flow: str, topic_prefixes: list[str], group_prefixes: list[str],
-              remote_topic_prefixes: list[str]) -> Mm2Scope:
+              remote_topic_prefixes: list[str], exactly_once: bool = False) -> Mm2Scope:
     """What a flow's MM2 principal may do, per cluster: the one definition compile and the audit read.
 
     Nothing on the CLUSTER resource: DESCRIBE there authorises DescribeAcls and
@@ -91,9 +98,12 @@ def mm2_scope(source: str, target: str, flow: str, topic_prefixes: list[str], gr
     Its own topics on the target (`mm2gov.<flow>.`: Connect's, offset-syncs, checkpoints,
     heartbeats) are inside the internal prefix; the tenant's groups only on the target, where
     checkpoints sync their offsets (tests/integration/test_replication_policy.py finds each grant).
+    An `exactly_once` flow's MM2 also writes transactionally on the target, as its own transactional
+    ids only: its tasks' prefix and its Connect leader's one literal id (names.mm2_transactional_ids;
+    tests/integration/test_mm2_exactly_once.py shows the broker refuses it without either).
     """
     internal = mm2_internal_prefix(flow)
-    return [
+    scope: Mm2Scope = [
         (source, "TOPIC", topic_prefixes, MM2_SOURCE_TOPIC_OPS),
         (source, "GROUP", group_prefixes, ["DESCRIBE"]),
         (target, "TOPIC", remote_topic_prefixes, MM2_TARGET_REMOTE_OPS),
@@ -101,6 +111,10 @@ def mm2_scope(source: str, target: str, flow: str, topic_prefixes: list[str], gr
         (target, "GROUP", [internal], ["READ", "DESCRIBE"]),
         (target, "GROUP", group_prefixes, MM2_TARGET_GROUP_OPS),
     ]
+    if exactly_once:
+        ids = mm2_transactional_ids(flow)
+        scope.append((target, "TRANSACTIONAL_ID", [ids.tasks, ids.leader], MM2_TRANSACTIONAL_OPS))
+    return scope
 
 
 def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
@@ -111,7 +125,7 @@ def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
             principal = mm2_principal(flow["id"])
             for cluster, resource_type, prefixes, operations in mm2_scope(
                     flow["source"], flow["target"], flow["id"], scope["topic_prefixes"], scope["group_prefixes"],
-                    flow["remote_topic_prefixes"]):
+                    flow["remote_topic_prefixes"], exactly_once=flow.get("delivery") == EXACTLY_ONCE):
                 _grant(bindings[cluster], principal, resource_type, prefixes, operations)
     return dict(bindings)
 

@@ -15,7 +15,9 @@ Every MM2 pitfall in FIELD.md is closed by construction:
 - `sync.topic.acls.enabled=false` (pitfall 1), patterns that OPA proved to stay
   inside the tenant's prefixes (pitfall 3), `topics.exclude` (never the
   removed `topics.blacklist`);
-- credentials as DirectoryConfigProvider references to mounted secrets, never values.
+- credentials as DirectoryConfigProvider references to mounted secrets, never values;
+- `delivery: exactly_once` flows only: KIP-618 transactions on the target under the
+  flow's own transactional ids, the source read committed (`exactly_once_entries`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 import javaproperties
 
-from governance.config.schema import Cluster
+from governance.config.schema import EXACTLY_ONCE, Cluster
 from governance.model.names import (
     CA_CERT_KEY,
     PASSWORD_KEY,
@@ -35,6 +37,7 @@ from governance.model.names import (
     mm2_flow_policy_config,
     mm2_flow_topics,
     mm2_principal,
+    mm2_transactional_ids,
     scram_secret,
     user_name,
 )
@@ -136,6 +139,7 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         (f"{target}.offset.storage.topic", connect.offsets),
         (f"{target}.status.storage.topic", connect.status),
         ("sync.topic.acls.enabled", "false"),
+        *exactly_once_entries(flow),
         None,
         "Offset translation in the flow's own topics on the target, never MM2's per-alias names that",
         "every flow between these clusters would share: the replication policy names them from these",
@@ -167,6 +171,38 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         ("heartbeats.topic.replication.factor", "-1"),
     ]
     return entries
+
+
+INTERNAL_REST_LISTENER = "http://127.0.0.1:0"  # loopback, any free port: nothing outside the host reaches it
+
+
+def exactly_once_entries(flow: dict[str, Any]) -> list[Entry]:
+    """KIP-618 in dedicated mode, for `delivery: exactly_once` flows only (none for at_least_once).
+
+    The target worker commits each polled batch with its source offsets in one transaction, under the
+    flow's own transactional ids (names.mm2_transactional_ids, granted by acls.mm2_scope); the source
+    consumer reads committed records only, or aborted ones would be copied (MirrorSourceConnector says
+    it supports exactly-once only then). Followers forward task configs and fencing to the leader over
+    MM2's internal REST server (KIP-710). No `exactly.once.support=required`: in dedicated mode it is
+    pair-scoped, so it reaches the checkpoint and heartbeat connectors, which declare no exactly-once
+    support and would then not start (the Strimzi object sets it on the source connector only).
+    """
+    if flow.get("delivery") != EXACTLY_ONCE:
+        return []
+    source, target = flow["source"], flow["target"]
+    ids = mm2_transactional_ids(flow["id"])
+    return [
+        None,
+        "Exactly-once delivery (KIP-618): each batch and its source offsets commit in one transaction on",
+        f"the target, as transactional ids {ids.tasks}<connector>-<task> and {ids.leader}.",
+        "Consumers of the remote topics must read with isolation.level=read_committed.",
+        (f"{target}.exactly.once.source.support", "enabled"),
+        (f"{source}.consumer.isolation.level", "read_committed"),
+        "The leader's internal REST server, for followers' task configs and fencing: loopback only; an MM2",
+        "on several hosts sets listeners and rest.advertised.host.name to an address its peers reach.",
+        ("dedicated.mode.enable.internal.rest", "true"),
+        ("listeners", INTERNAL_REST_LISTENER),
+    ]
 
 
 def flow_properties(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,

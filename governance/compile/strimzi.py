@@ -15,7 +15,7 @@ from typing import Any
 from governance.compile.acls import ClusterBindings, mm2_internal_prefix, mm2_principal
 from governance.compile.mm2 import REPLICATION_POLICIES, TOPICS_EXCLUDE
 from governance.compile.topics import RemoteTopic
-from governance.config.schema import Cluster
+from governance.config.schema import EXACTLY_ONCE, Cluster
 from governance.errors import ConfigError
 from governance.model.acl import AclBinding
 from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, mm2_flow_policy_config, scram_secret, user_name
@@ -27,6 +27,9 @@ OPERATIONS = {
     "DESCRIBE": "Describe", "CLUSTER_ACTION": "ClusterAction", "DESCRIBE_CONFIGS": "DescribeConfigs",
     "ALTER_CONFIGS": "AlterConfigs", "IDEMPOTENT_WRITE": "IdempotentWrite", "ALL": "All",
 }
+EXACTLY_ONCE_WORKER = {"exactly.once.source.support": "enabled"}
+EXACTLY_ONCE_SOURCE_CONNECTOR = {"exactly.once.support": "required",
+                                 "source.consumer.isolation.level": "read_committed"}
 RESOURCE_TYPES = {"TOPIC": "topic", "GROUP": "group", "CLUSTER": "cluster", "TRANSACTIONAL_ID": "transactionalId"}
 
 
@@ -78,6 +81,14 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         "checkpoints.topic.replication.factor": -1,
         "sync.group.offsets.enabled": "true",
     }
+    worker_config: dict[str, Any] = {"config.storage.replication.factor": -1,
+                                      "offset.storage.replication.factor": -1,
+                                      "status.storage.replication.factor": -1}
+    if flow.get("delivery") == EXACTLY_ONCE:
+        # KIP-618 on Strimzi's Connect workers (distributed mode: no dedicated-mode key); the source connector
+        # refuses to start unless the worker runs it transactionally and its consumer reads committed records
+        worker_config |= EXACTLY_ONCE_WORKER
+        connector_config |= EXACTLY_ONCE_SOURCE_CONNECTOR
     return {
         "apiVersion": API_VERSION, "kind": "KafkaMirrorMaker2",
         "metadata": {"name": flow_id, "namespace": strimzi.namespace,
@@ -91,8 +102,7 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
                 "configStorageTopic": f"{internal}configs",
                 "offsetStorageTopic": f"{internal}offsets",
                 "statusStorageTopic": f"{internal}status",
-                "config": {"config.storage.replication.factor": -1, "offset.storage.replication.factor": -1,
-                           "status.storage.replication.factor": -1},
+                "config": worker_config,
             },
             "mirrors": [{
                 "source": _cluster_ref(source, clusters[source], principal),

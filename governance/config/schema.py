@@ -22,6 +22,7 @@ _HOST_PORT = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9
 BootstrapServers = Annotated[str, StringConstraints(pattern=rf"^{_HOST_PORT}(,{_HOST_PORT})*$")]
 
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+EXACTLY_ONCE = "exactly_once"  # a flow's `delivery` that makes its MM2 transactional (KIP-618)
 
 
 class Strict(BaseModel):
@@ -84,6 +85,15 @@ class Flow(Strict):
     topics: list[NonEmpty] = Field(min_length=1, description="Java regexes, inside the tenant's topic_prefixes")
     groups: list[NonEmpty] = Field(default_factory=list, description="Java regexes, inside group_prefixes")
     replication_policy: Literal["default", "identity"] = "default"
+    delivery: Literal["at_least_once", "exactly_once"] = Field(
+        "at_least_once",
+        description="exactly_once: the flow's MirrorMaker 2 writes each source batch and its offsets in one "
+                    "transaction on the target (KIP-618), so no record is copied twice after a crash. Opt-in: "
+                    "records become visible to read_committed consumers only when that transaction commits "
+                    "(added latency), every downstream consumer must read with "
+                    "isolation.level=read_committed (read_uncommitted ones still see aborted copies), and the "
+                    "target's transaction coordinator carries the load. at_least_once (default): records are "
+                    "visible at once and a crash may copy some twice")
 
 
 class Grant(Strict):

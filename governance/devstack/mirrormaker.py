@@ -7,6 +7,8 @@ install/replication-policy.sh), then Kafka's libs: a flow's file names
 
 from __future__ import annotations
 
+import os
+import signal
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +83,12 @@ class MirrorMaker:
     def stop(self) -> None:
         if self.process:
             self.process.stop()
+
+    def kill(self, timeout: float = 20) -> None:
+        """SIGKILL by PID, as a crash: no shutdown hook, no offset flush, no transaction ended; then reap it."""
+        if self.process and self.process.popen:
+            os.kill(self.process.popen.pid, signal.SIGKILL)
+            self.process.popen.wait(timeout)
 
 
 def mm2_classpath() -> str:

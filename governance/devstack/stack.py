@@ -213,6 +213,13 @@ class Stack:
         mm2.stop()
         self.save_state()
 
+    def kill_mirrormaker(self, flow_id: str) -> None:
+        """Crash a flow's MM2 (SIGKILL); start_mirrormaker starts it again."""
+        with self._lock:
+            mm2 = self.mirrormakers.pop(flow_id)
+        mm2.kill()
+        self.save_state()
+
     # -- construction ------------------------------------------------------
     def _port(self, key: str) -> int:
         return self.spec.ports.get(key) or free_port()

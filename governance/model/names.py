@@ -97,6 +97,28 @@ def mm2_flow_topics(flow: str) -> Mm2FlowTopics:
     return Mm2FlowTopics(f"{internal}offset-syncs", f"{internal}checkpoints", f"{internal}heartbeats")
 
 
+# Kafka Connect's transactional ids, which only an exactly-once flow's MM2 uses (KIP-618): each source
+# task's producer is `<group.id>-<connector>-<task>` (Worker.taskTransactionalId) and the leader's
+# config-topic producer `connect-cluster-<group.id>` (DistributedConfig.transactionalProducerId).
+CONNECT_LEADER_TRANSACTIONAL_PREFIX = "connect-cluster-"
+
+
+@dataclass(frozen=True)
+class Mm2TransactionalIds:
+    """The transactional ids of a flow's exactly-once MM2 on the target. `tasks` is a prefix that ends with
+    a separator (the flow's Connect group and `-`): flow ids hold no `.`, so no other flow's group starts
+    with it. `leader` is one exact name, never the `connect-cluster-` prefix, which would reach every
+    Connect cluster's leader, other flows' included."""
+
+    tasks: str
+    leader: str
+
+
+def mm2_transactional_ids(flow: str) -> Mm2TransactionalIds:
+    group = connect_names(flow).group
+    return Mm2TransactionalIds(f"{group}-", f"{CONNECT_LEADER_TRANSACTIONAL_PREFIX}{group}")
+
+
 # The flow's ReplicationPolicy class per `replication_policy` (replication-policy/, io.mm2gov.replication):
 # Kafka's Default/IdentityReplicationPolicy for remote names, the flow's own names for its MM2 topics.
 REPLICATION_POLICY_CLASSES = {

@@ -89,6 +89,9 @@ def _flow(tenant: Tenant, flow: dict[str, Any], inventory: Inventory) -> dict[st
         "mm2_topics": dataclasses.asdict(names.mm2_flow_topics(fid)),
         "replication_policy_class": names.REPLICATION_POLICY_CLASSES[flow["replication_policy"]],
         "mm2_policy_config": names.mm2_flow_policy_config(fid),
+        # The transactional ids its MM2 may use when `delivery` is exactly_once (KafkaUser admission
+        # allows exactly these): its tasks' prefix and its Connect leader's one name.
+        "transactional_ids": dataclasses.asdict(names.mm2_transactional_ids(fid)),
         "remote_prefix": remote,
         "remote_topic_prefixes": [remote + p for p in tenant.topic_prefixes],
         "mm2_secrets": sorted({names.scram_secret(a, names.mm2_principal(fid)) for a in aliases}

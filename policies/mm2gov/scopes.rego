@@ -30,6 +30,7 @@ scopes := {name: scope |
 			"source": f.source,
 			"target": f.target,
 			"replication_policy": f.replication_policy,
+			"delivery": f.delivery,
 			"topics": f.topics,
 			"groups": f.groups,
 			"remote_topic_prefixes": remotes[i],

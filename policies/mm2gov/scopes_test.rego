@@ -22,6 +22,7 @@ test_scope_of_a_tenant if {
 			"source": "onprem",
 			"target": "cloud",
 			"replication_policy": "default",
+			"delivery": "at_least_once",
 			"topics": ["payments\\.orders.*"],
 			"groups": ["payments-.*"],
 			"remote_topic_prefixes": ["onprem.payments."],
@@ -116,4 +117,9 @@ test_restricted_tenant_without_home_stays_off_the_cloud if {
 	s := scopes.scopes with input as fx.repo([hr, internal])
 	s.hr.clusters == ["dr", "onprem"]
 	s.ops.clusters == ["cloud", "dr", "onprem"]
+}
+
+test_flow_delivery_is_in_the_scope if {
+	s := scopes.scopes.payments with input as fx.exactly_once_base
+	s.flows[0].delivery == "exactly_once"
 }

@@ -9,6 +9,7 @@ DataFrame into dicts, reads the history rows it keeps as Parquet under OUT/histo
 | `audit_run.py` | `AuditRun`, findings normalised and sorted, the checks of a run |
 | `summary.py` | `summary` (counts, status) and `access_matrix` (tenant x tenant reach) |
 | `history.py` | `history_row` (one Parquet row per run) and `trend` |
+| `replication.py` | `replication_summary`: REPLICATION_GAP's missing and duplicated rates per flow |
 | `json_doc.py` | `json_document`: audit.json |
 | `sarif.py` | `sarif_document`: audit.sarif |
 | `html_page.py` | `html_report`: report.html, from `templates/` (Jinja2, autoescape on) |
@@ -29,11 +30,12 @@ from spark_audit.report.audit_run import AuditRun, check_entry, finding
 from spark_audit.report.history import history_row, trend
 from spark_audit.report.html_page import html_report
 from spark_audit.report.json_doc import json_document
+from spark_audit.report.replication import replication_summary
 from spark_audit.report.sarif import sarif_document
 from spark_audit.report.summary import access_matrix, summary
 
 __all__ = ["FORMATS", "AuditRun", "access_matrix", "check_entry", "finding", "history_row", "html_report",
-           "json_document", "sarif_document", "summary", "trend", "write_reports"]
+           "json_document", "replication_summary", "sarif_document", "summary", "trend", "write_reports"]
 
 FORMATS = {"json": "audit.json", "sarif": "audit.sarif", "html": "report.html"}
 

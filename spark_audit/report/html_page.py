@@ -24,6 +24,7 @@ from governance.policy.engine import SEVERITIES, severity_rank
 from spark_audit.evidence import EVERY_PRINCIPAL, REACH, UNDECLARED, reach_of
 from spark_audit.report.audit_run import SEVERITIES_DESC, AuditRun, checks_of, severity_order, sorted_findings
 from spark_audit.report.history import with_current
+from spark_audit.report.replication import replication_summary
 from spark_audit.report.summary import access_matrix, summary
 
 NO_TENANT = "(no tenant)"
@@ -80,6 +81,7 @@ def page_context(run: AuditRun, history: list[dict[str, Any]]) -> dict[str, Any]
         "tenant_rows": tenant_rows(s),
         "matrix": matrix(run),
         "trend": trend_view(run, history),
+        "replication": replication_rows(run),
         "checks": checks_table(run, s, checks),
         "groups": finding_groups(findings, checks),
     }
@@ -232,6 +234,19 @@ def trend_view(run: AuditRun, history: list[dict[str, Any]]) -> dict[str, Any]:
     recent = [{**p, "delta": "" if p["delta"] is None else format(p["delta"], "+d")} for p in points[-8:][::-1]]
     return {"note": note, "chart": trend_chart(points, run.run_id), "recent": recent,
             "severities": SEVERITIES_DESC}
+
+
+# --- replication per flow -------------------------------------------------------------------------------
+
+def rate_text(rate: Any) -> str:
+    """A rate as a percentage that shows a few records in 100,000: 0.0000833 -> '0.0083%'."""
+    return f"{float(rate) * 100:.4f}%"
+
+
+def replication_rows(run: AuditRun) -> list[dict[str, Any]]:
+    """`replication_summary` with its rates and counts as the table shows them."""
+    return [{**row, "missing_pct": rate_text(row["missing_rate"]), "duplicated_pct": rate_text(row["duplicated_rate"]),
+             "records": f"{int(row['source_records']):,}"} for row in replication_summary(run)]
 
 
 # --- checks and findings ---------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
-"""audit.json: the run's metadata, its summary, the access matrix and every finding (CONTRACT.md)."""
+"""audit.json: the run's metadata, its summary, the access matrix, replication per flow and every finding
+(CONTRACT.md)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from spark_audit.report.audit_run import TOOL, AuditRun, sorted_findings
+from spark_audit.report.replication import replication_summary
 from spark_audit.report.summary import access_matrix, summary
 
 
@@ -16,7 +18,7 @@ def run_metadata(run: AuditRun) -> dict[str, Any]:
 
 
 def json_document(run: AuditRun) -> dict[str, Any]:
-    """{"run": metadata, "summary": summary(run), "access_matrix": ..., "findings": [...]};
-    findings sorted by severity (worst first), check, tenant, cluster, resource."""
+    """{"run": metadata, "summary": summary(run), "access_matrix": ..., "replication": [per flow],
+    "findings": [...]}; findings sorted by severity (worst first), check, tenant, cluster, resource."""
     return {"run": run_metadata(run), "summary": summary(run), "access_matrix": access_matrix(run),
-            "findings": sorted_findings(run)}
+            "replication": replication_summary(run), "findings": sorted_findings(run)}

@@ -10,6 +10,7 @@ from typing import Any
 
 from governance.render.violations import SARIF_LEVEL
 from spark_audit.report.audit_run import TOOL, AuditRun, checks_of, sorted_findings
+from spark_audit.report.replication import replication_summary
 from spark_audit.report.summary import summary
 
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "0.0"}
@@ -33,7 +34,8 @@ def _fingerprint(f: Mapping[str, Any]) -> str:
 def sarif_document(run: AuditRun) -> dict[str, Any]:
     """SARIF 2.1.0: one rule per check of the catalog (and per unknown check id seen), one result
     per finding located by a logical location `cluster/resource_type/resource_name`. A partial run's
-    invocation has executionSuccessful false and one toolExecutionNotification per problem."""
+    invocation has executionSuccessful false and one toolExecutionNotification per problem. The run's
+    properties carry the per-flow replication rates (`replication`, as in audit.json)."""
     findings = sorted_findings(run)
     checks = checks_of(run, findings)
     index = {cid: i for i, cid in enumerate(checks)}
@@ -84,6 +86,7 @@ def sarif_document(run: AuditRun) -> dict[str, Any]:
             "invocations": [invocation],
             "results": results,
             "properties": {"run_id": run.run_id, "repo": run.repo, "clusters": list(run.clusters),
-                           "status": s["status"], "by_severity": s["by_severity"]},
+                           "status": s["status"], "by_severity": s["by_severity"],
+                           "replication": replication_summary(run)},
         }],
     }

@@ -28,7 +28,7 @@ from governance.kafka.admin import (
 )
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
-from governance.model.names import flow_id, mm2_internal_prefix, mm2_principal
+from governance.model.names import flow_id, mm2_flow_topics, mm2_internal_prefix, mm2_principal
 from governance.secrets.names import scram_secret
 from governance.secrets.store import DirSecretStore
 from governance.secrets.values import random_password
@@ -38,6 +38,7 @@ MARKERS = {"aud-a": "lob-a", "aud-b": "lob-b", "aud-c": "lob-c"}
 FLOWS = {tenant: flow_id(tenant, "source", "target") for tenant in ("aud-a", "aud-b")}  # the model's names
 MM2_A = mm2_principal(FLOWS["aud-a"])
 INTERNAL_A = mm2_internal_prefix(FLOWS["aud-a"])  # aud-a's MM2 Connect topics on the target
+CHECKPOINTS_A = mm2_flow_topics(FLOWS["aud-a"]).checkpoints  # aud-a's groups and their translated offsets
 TENANT_C = """\
 name: aud-c
 owners: ["aud-c@example.com"]
@@ -54,7 +55,11 @@ LEAK_ACLS = {
                AclBinding("User:aud-a-app", "TOPIC", "aud-", "PREFIXED", "DESCRIBE"),  # ACL_PREFIX_OVERLAP
                AclBinding(MM2_A, "TOPIC", "aud-b.", "PREFIXED", "READ"),  # MM2_PRINCIPAL_OVERREACH
                AclBinding("User:ghost", "TOPIC", "ghost.", "PREFIXED", "READ")],  # ACL_STALE
-    "target": [AclBinding("User:aud-b-app", "TOPIC", INTERNAL_A, "PREFIXED", "READ")],  # INTERNAL_TOPIC_EXPOSED
+    "target": [AclBinding("User:aud-b-app", "TOPIC", INTERNAL_A, "PREFIXED", "READ"),  # INTERNAL_TOPIC_EXPOSED
+               # the flow's checkpoints topic to another tenant (INTERNAL_TOPIC_EXPOSED, ACL_CROSS_TENANT)
+               AclBinding("User:aud-c-app", "TOPIC", CHECKPOINTS_A, "LITERAL", "READ"),
+               # every Connect cluster leader's transactional id to a flow's MM2 (MM2_PRINCIPAL_OVERREACH)
+               AclBinding(MM2_A, "TRANSACTIONAL_ID", "connect-cluster-", "PREFIXED", "WRITE")],
 }
 
 
@@ -195,6 +200,37 @@ def test_each_planted_leak_is_found_and_gone_once_removed(leaky, check, tenant, 
     assert not [f for f in removed["findings"] if f["check_id"] == check and f["severity"] != "info"]
 
 
+def test_a_flows_checkpoints_and_foreign_transactional_ids_are_found_and_gone_once_removed(stack, leaky):
+    """The flow's own MM2 topics and transactional ids, on the real target: aud-c's principal reading aud-a's
+    checkpoints topic, and aud-a's MM2 allowed every Connect leader's transactional id."""
+    (_, document), (_, removed) = leaky
+    topics = admin_client(stack.kafka["target"].admin_config()).list_topics(timeout=30).topics
+    assert CHECKPOINTS_A in topics  # MM2 created it under the flow's own name
+
+    def found(doc, check, principal, resource):
+        return [f for f in doc["findings"] if (f["check_id"], f["cluster"], f["principal"], f["resource_name"])
+                == (check, "target", principal, resource)]
+
+    [exposed] = found(document, "INTERNAL_TOPIC_EXPOSED", "User:aud-c-app", CHECKPOINTS_A)
+    assert exposed["tenant"] == "aud-c" and exposed["evidence"]["mm2_topic"] == "checkpoints"
+    assert exposed["evidence"]["flow_id"] == FLOWS["aud-a"] and exposed["evidence"]["operations"] == ["READ"]
+    [txn] = found(document, "MM2_PRINCIPAL_OVERREACH", MM2_A, "connect-cluster-")
+    assert txn["resource_type"] == "TRANSACTIONAL_ID" and txn["evidence"]["pattern_type"] == "PREFIXED"
+    assert txn["evidence"]["operations"] == ["DESCRIBE", "WRITE"] and txn["severity"] == "high"
+    for check, principal, resource in (("INTERNAL_TOPIC_EXPOSED", "User:aud-c-app", CHECKPOINTS_A),
+                                       ("MM2_PRINCIPAL_OVERREACH", MM2_A, "connect-cluster-")):
+        assert found(removed, check, principal, resource) == []
+    # the planted duplicate: duplicates only, a low finding, with its flow's rate over the scanned window
+    [dup] = [f for f in document["findings"] if f["check_id"] == "REPLICATION_GAP"]
+    flow = dup["evidence"]["flow"]
+    assert dup["severity"] == "low" and dup["evidence"]["missing"] == 0 and dup["evidence"]["duplicated"] == 1
+    assert (flow["missing"], flow["duplicated"], flow["source_records"]) == (0, 1, 6)  # aud-b.orders: 6 records
+    assert flow["duplicated_rate"] == 1 / 6 and flow["missing_rate"] == 0
+    assert document["replication"] == [{
+        "flow_id": FLOWS["aud-b"], "tenant": "aud-b", "target": "target", **flow, "partitions_with_gap": 1,
+        "severity": "low"}]
+
+
 def planted_reach(internal_topics: int) -> dict[tuple[str, str], dict[str, int]]:
     """The cross-tenant reach of LEAK_ACLS and the other planted leaks, cell by cell:
     (accessor row, owner column) -> {check: findings}. `internal_topics`: how many topics aud-a's MM2
@@ -213,7 +249,8 @@ def planted_reach(internal_topics: int) -> dict[tuple[str, str], dict[str, int]]
             "RECORD_TENANT_MISMATCH": 1,  # aud-a.orders holds a record marked lob-b (aud-b's)
         },
         ("aud-a", "aud-c"): {"ACL_PREFIX_OVERLAP": 1},  # 'aud-' covers aud-c.
-        ("aud-c", "aud-a"): {"ACL_CROSS_TENANT": 1},  # READ on LITERAL '*': aud-a.orders
+        # READ on LITERAL '*': aud-a.orders; READ on aud-a's checkpoints topic
+        ("aud-c", "aud-a"): {"ACL_CROSS_TENANT": 2, "INTERNAL_TOPIC_EXPOSED": 1},
         ("aud-c", "aud-b"): {"ACL_CROSS_TENANT": 1},  # and aud-b.orders
     }
 

@@ -78,9 +78,15 @@ def realistic_findings() -> list[dict[str, object]]:
            mechanism="SCRAM-SHA-512"),
         _f("TOPIC_UNOWNED", "", "onprem", "TOPIC", "tmp-export-2024", "",
            "topic tmp-export-2024 matches no tenant's prefixes", partitions=6, bytes=73400320),
-        _f("REPLICATION_GAP", "risk", "cloud", "TOPIC", "onprem.risk.scores", "",
-           "remote topic onprem.risk.scores is 3 partitions behind its source", source_partitions=12,
-           target_partitions=9),
+        _f("REPLICATION_GAP", "risk", "cloud", "TOPIC", "onprem.risk.scores", "User:mm2-risk-onprem-to-cloud",
+           "cloud topic onprem.risk.scores partition 2: 4 record(s) of onprem topic risk.scores missing, 9 "
+           "duplicated in the scanned window; flow risk-onprem-to-cloud: 0.0033% missing, 0.0075% duplicated of "
+           "120000 source records", flow_id="risk-onprem-to-cloud", source="onprem", source_topic="risk.scores",
+           partition=2, window={"from_ts": 1763779500000, "to_ts": 1763780100000}, missing=4, duplicated=9,
+           not_on_source=0, missing_source_offsets=[40001, 40002, 40007, 40100],
+           duplicated_target_offsets=[39990, 39991], source_records=40000,
+           flow={"source_records": 120000, "missing": 4, "duplicated": 9, "missing_rate": 4 / 120000,
+                 "duplicated_rate": 9 / 120000, "partitions": 3}),
         _f("TOPIC_SCOPE_MISMATCH", "logistics", "cloud", "TOPIC", "onprem.logistics-eu.routes", "",
            "topic onprem.logistics-eu.routes is replicated by flow logistics-onprem-cloud outside its topic regex",
            flow="logistics-onprem-cloud", regex="logistics\\.routes.*"),
@@ -174,6 +180,9 @@ def test_report_renders_in_headless_chromium(tmp_path: Path, artifacts: Path, na
 
     assert banner in dom, dom[:2000]
     assert 'id="findings"' in dom and 'class="heat"' in dom and "<svg" in dom
+    assert 'id="replication"' in dom
+    if run.findings:  # the per-flow rates of the REPLICATION_GAP finding
+        assert "risk-onprem-to-cloud" in dom and "0.0033%" in dom and "0.0075%" in dom
     assert HOSTILE not in dom and HOSTILE not in paths["html"].read_text()
     if run.findings:
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in paths["html"].read_text()

@@ -18,17 +18,24 @@ from typing import Any
 
 import pytest
 
+from governance.compile.acls import pattern_type
 from governance.config import load_inventory
-from governance.model.names import flow_id, mm2_internal_prefix, mm2_principal
+from governance.model.names import (
+    flow_id,
+    mm2_flow_topics,
+    mm2_internal_prefix,
+    mm2_principal,
+    mm2_transactional_ids,
+)
 from spark_audit.catalog import SEVERITIES, meta
 from spark_audit.checks import CHECKS, REACH_CHECKS
 from spark_audit.evidence import REACH, REACH_UNKNOWN, reach_of
 from spark_audit.findings import COLUMNS
 from spark_audit.model import acl_row, snapshot_frames, tenancy_frames
 from spark_audit.ownership import owners
-from spark_audit.report import AuditRun, access_matrix
+from spark_audit.report import AuditRun, access_matrix, replication_summary
 from spark_audit.run import run_checks
-from spark_audit.tenancy import build_tenancy
+from spark_audit.tenancy import Mm2ScopeRow, build_tenancy, tenancy_rows
 from tests.conftest import REPO_ROOT, run_cli
 
 ACME = REPO_ROOT / "examples" / "acme"
@@ -37,6 +44,10 @@ CLUSTERS = ("onprem", "cloud", "onprem-dr")
 PAYMENTS_DR_INTERNAL = mm2_internal_prefix(flow_id("payments", "onprem", "onprem-dr"))
 RISK_DR_INTERNAL = mm2_internal_prefix(flow_id("risk", "onprem", "onprem-dr"))
 RISK_DR_MM2 = mm2_principal(flow_id("risk", "onprem", "onprem-dr"))
+PAYMENTS_CLOUD = flow_id("payments", "onprem", "cloud")
+PAYMENTS_MM2 = mm2_principal(PAYMENTS_CLOUD)
+MARKETING_MM2 = mm2_principal(flow_id("marketing", "onprem", "cloud"))
+PAYMENTS_TOPICS = mm2_flow_topics(PAYMENTS_CLOUD)  # its offset-syncs, checkpoints, heartbeats on cloud
 
 TOPICS = {
     "onprem": ["payments.orders", "payments.refunds", "payments.public.prices", "marketing.campaigns",
@@ -46,7 +57,9 @@ TOPICS = {
               "onprem.marketing.campaigns", "onprem.marketing.leads.eu", "logistics.shipments",
               "mm2gov.payments-onprem-to-cloud.configs", "mm2gov.payments-onprem-to-cloud.offsets",
               "mm2gov.payments-onprem-to-cloud.status", "mm2gov.marketing-onprem-to-cloud.configs",
-              "mm2gov.logistics-onprem-to-cloud.configs", "__consumer_offsets", "mm2gov.ownership"],
+              "mm2gov.logistics-onprem-to-cloud.configs", "__consumer_offsets", "mm2gov.ownership",
+              # the flow's own MM2 topics: only its MM2 may use them (PASSED with the generated ACLs)
+              PAYMENTS_TOPICS.offset_syncs, PAYMENTS_TOPICS.checkpoints, PAYMENTS_TOPICS.heartbeats],
     "onprem-dr": ["onprem.payments.orders", "onprem.payments.public.prices", "onprem.risk.exposures",
                   f"{PAYMENTS_DR_INTERNAL}configs", f"{RISK_DR_INTERNAL}configs",
                   "__consumer_offsets"],
@@ -137,10 +150,12 @@ def reach(found: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[tuple[
     return {(f["cluster"], f["resource_name"], f["principal"]): reach_of(f["evidence"]) for f in found}
 
 
-# Per check: rows added to the clean snapshot, rows taken out of it, and the partial flags.
+# Per check: rows added to the clean snapshot, rows taken out of it, and the partial flags; rows added
+# to acme's tenancy tables for that run only.
 LEAKS: dict[str, dict[str, list[tuple]]] = {}
 DROPPED: dict[str, Callable[[str, tuple], bool]] = {}
 PARTIAL: dict[str, tuple[str, ...]] = {}
+TENANCY_EXTRA: dict[str, dict[str, list[tuple]]] = {}
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +171,10 @@ def results(spark: Any, tenancy: Any, clean: dict[str, list[tuple]]) -> dict[str
             rows = {table: [r for r in items if not drop(table, r)]
                     for table, items in plus(clean, **LEAKS[name]).items()}
             snapshot = snapshot_frames(spark, rows, PARTIAL.get(name, ()))
-            found = CHECKS[name.split(":")[0]].detect(snapshot, tenancy).collect()
+            declared = tenancy
+            if name in TENANCY_EXTRA:
+                declared = tenancy_frames(spark, plus(tenancy_rows(load_inventory(ACME)), **TENANCY_EXTRA[name]))
+            found = CHECKS[name.split(":")[0]].detect(snapshot, declared).collect()
         return [{**row.asDict(), "evidence": json.loads(row.evidence)} for row in found]
 
     names = ["PASSED", *LEAKS]
@@ -196,6 +214,8 @@ LEAKS["ACL_CROSS_TENANT"] = {"acls": [
     # ALL on groups, and an MM2 principal reaching another tenant's topic
     allow("onprem", "User:payments-app", "ALL", "GROUP", "marketing-"),
     allow("onprem", "User:mm2-marketing-onprem-to-cloud", "READ", "TOPIC", "payments.orders", "LITERAL"),
+    # a transactional id is neither a topic nor a group: no topic or group is reached (and nothing breaks)
+    allow("onprem", "User:marketing-app", "WRITE", "TRANSACTIONAL_ID", "payments."),
 ]}
 
 
@@ -247,12 +267,17 @@ LEAKS["ACL_WILDCARD"] = {"acls": [
     allow("cloud", "User:admin", "ALL", "TOPIC", "*", "LITERAL"),  # the cluster's admin: left out
     deny("onprem", "User:*", "WRITE", "TOPIC", "*", "LITERAL"),  # a DENY protects
     allow("onprem", "User:hr-app", "READ", "TOPIC", "*"),  # PREFIXED '*': no name starts with '*'
+    allow("cloud", "User:*", "WRITE", "TRANSACTIONAL_ID", "*", "LITERAL"),  # every producer's transactions
 ]}
 
 
 def test_acl_wildcard(results):
     found = results["ACL_WILDCARD"]
-    assert keys(found) == {("", "onprem", "kafka-cluster", "User:*"), ("payments", "cloud", "*", "User:payments-app")}
+    assert keys(found) == {("", "onprem", "kafka-cluster", "User:*"), ("payments", "cloud", "*", "User:payments-app"),
+                           ("", "cloud", "*", "User:*")}
+    txn = next(f for f in found if f["resource_type"] == "TRANSACTIONAL_ID")
+    assert txn["evidence"]["operations"] == ["WRITE"] and txn["evidence"][REACH_UNKNOWN].startswith(
+        "every transactional_id of cloud")
     assert {f["severity"] for f in found} == {"critical"}
     # whose data: every tenant's, today's and future: said explicitly, no tenant pair (ACL_CROSS_TENANT has those)
     assert all(f["evidence"][REACH] == [] and f["evidence"][REACH_UNKNOWN] for f in found)
@@ -267,6 +292,7 @@ LEAKS["ACL_PREFIX_OVERLAP"] = {"acls": [
     allow("onprem", "User:marketing-app", "READ", "TOPIC", "payments.public.eu."),  # inside a grant: fine
     allow("cloud", "User:mm2-logistics-onprem-to-cloud", "WRITE", "TOPIC", "mm2gov."),  # other flows' internals
     allow("onprem", "User:risk-engine", "READ", "GROUP", "payments"),  # covers the group prefix payments-
+    allow("onprem", "User:marketing-app", "WRITE", "TRANSACTIONAL_ID", "payments."),  # not a topic or group name
 ]}
 
 
@@ -352,8 +378,62 @@ def test_mm2_principal_overreach(results):
     assert "outside its flow's scope; a cluster-level grant" in describe["message"]
 
 
+# Exactly-once flows (payments' and marketing's to cloud): their MM2s' transactional ids on the target, as
+# compile/acls.py `mm2_scope` grants them (names.py `mm2_transactional_ids`), added to acme's scopes.
+PAYMENTS_TXN = mm2_transactional_ids(PAYMENTS_CLOUD)
+MARKETING_TXN = mm2_transactional_ids(flow_id("marketing", "onprem", "cloud"))
+TENANCY_EXTRA["MM2_PRINCIPAL_OVERREACH:transactional"] = {"mm2_scopes": [
+    Mm2ScopeRow(tenant, flow_id(tenant, "onprem", "cloud"), principal, "cloud", "TRANSACTIONAL_ID", name,
+                ("DESCRIBE", "WRITE"), pattern_type(name))
+    for tenant, principal, ids in (("payments", PAYMENTS_MM2, PAYMENTS_TXN),
+                                   ("marketing", MARKETING_MM2, MARKETING_TXN))
+    for name in (ids.tasks, ids.leader)]}
+LEAKS["MM2_PRINCIPAL_OVERREACH:transactional"] = {"acls": [
+    # its own: the tasks' prefix, one task's id inside it, the leader's exact id
+    allow("cloud", PAYMENTS_MM2, "WRITE", "TRANSACTIONAL_ID", PAYMENTS_TXN.tasks),
+    allow("cloud", PAYMENTS_MM2, "DESCRIBE", "TRANSACTIONAL_ID", PAYMENTS_TXN.tasks),
+    allow("cloud", PAYMENTS_MM2, "WRITE", "TRANSACTIONAL_ID", f"{PAYMENTS_TXN.tasks}MirrorSourceConnector-0",
+          "LITERAL"),
+    allow("cloud", PAYMENTS_MM2, "WRITE", "TRANSACTIONAL_ID", PAYMENTS_TXN.leader, "LITERAL"),
+    # beyond them: every Connect cluster's leader, another flow's tasks, every id, its leader's name as a
+    # prefix (a LITERAL scope entry covers that one name only), its own prefix on its source
+    allow("cloud", PAYMENTS_MM2, "WRITE", "TRANSACTIONAL_ID", "connect-cluster-"),
+    allow("cloud", PAYMENTS_MM2, "WRITE", "TRANSACTIONAL_ID", MARKETING_TXN.tasks),
+    allow("cloud", MARKETING_MM2, "DESCRIBE", "TRANSACTIONAL_ID", "*", "LITERAL"),
+    allow("cloud", PAYMENTS_MM2, "WRITE", "TRANSACTIONAL_ID", PAYMENTS_TXN.leader),
+    allow("onprem", PAYMENTS_MM2, "WRITE", "TRANSACTIONAL_ID", PAYMENTS_TXN.tasks),
+]}
+
+
+def test_mm2_principal_overreach_on_transactional_ids(results):
+    found = results["MM2_PRINCIPAL_OVERREACH:transactional"]
+    assert {(f["cluster"], f["resource_name"], f["principal"]) for f in found} == {
+        ("cloud", "connect-cluster-", PAYMENTS_MM2),
+        ("cloud", MARKETING_TXN.tasks, PAYMENTS_MM2),
+        ("cloud", "*", MARKETING_MM2),
+        ("cloud", PAYMENTS_TXN.leader, PAYMENTS_MM2),
+        ("onprem", PAYMENTS_TXN.tasks, PAYMENTS_MM2),
+    }
+    assert {f["resource_type"] for f in found} == {"TRANSACTIONAL_ID"} and {f["severity"] for f in found} == {"high"}
+    got = {(f["cluster"], f["resource_name"], f["principal"]): f for f in found}
+    leaders = got[("cloud", "connect-cluster-", PAYMENTS_MM2)]
+    assert leaders["evidence"]["pattern_type"] == "PREFIXED" and leaders["evidence"]["operations"] == [
+        "DESCRIBE", "WRITE"]
+    assert leaders["message"].startswith(f"{PAYMENTS_MM2} (MM2 of flow {PAYMENTS_CLOUD}) is allowed DESCRIBE, WRITE "
+                                         "on prefixed transactional_id 'connect-cluster-' on cloud outside")
+    # whose transactions it can fence: the other exactly-once flow's (its leader), and anyone's (unknown)
+    assert leaders["evidence"]["reaches_tenants"] == ["marketing"]
+    assert reach_of(leaders["evidence"]) == [("payments", "marketing")]
+    assert leaders["evidence"][REACH_UNKNOWN].startswith("transactional ids outside its flow's own on cloud")
+    assert reach_of(got[("cloud", MARKETING_TXN.tasks, PAYMENTS_MM2)]["evidence"]) == [("payments", "marketing")]
+    assert reach_of(got[("cloud", "*", MARKETING_MM2)]["evidence"]) == [("marketing", "payments")]
+    assert reach_of(got[("cloud", PAYMENTS_TXN.leader, PAYMENTS_MM2)]["evidence"]) == []
+    assert "neither" not in got[("onprem", PAYMENTS_TXN.tasks, PAYMENTS_MM2)]["message"]  # its source
+
+
 LEAKS["INTERNAL_TOPIC_EXPOSED"] = {
-    "topics": [("cloud", "mm2-offset-syncs.cloud.internal", 1), ("cloud", "heartbeats", 1)],
+    "topics": [("cloud", "mm2-offset-syncs.cloud.internal", 1), ("cloud", "heartbeats", 1),
+               ("cloud", "onprem.checkpoints.internal", 1)],
     "acls": [
         allow("cloud", "User:marketing-app", "READ", "TOPIC", "mm2gov.payments-onprem-to-cloud."),
         allow("cloud", "User:mm2-payments-onprem-to-cloud", "WRITE", "TOPIC", "mm2-offset-syncs.cloud.internal",
@@ -362,29 +442,78 @@ LEAKS["INTERNAL_TOPIC_EXPOSED"] = {
         allow("cloud", "User:legacy-mm2", "ALL", "TOPIC", "heartbeats", "LITERAL"),
         allow("cloud", "User:admin", "ALL", "TOPIC", "*", "LITERAL"),
         allow("cloud", "User:hr-app", "DESCRIBE", "TOPIC", "mm2gov."),  # describe only: names, not contents
+        # the flow's own topics: its own tenant's principal, another flow's MM2, every principal
+        allow("cloud", "User:payments-app", "READ", "TOPIC", PAYMENTS_TOPICS.checkpoints, "LITERAL"),
+        allow("cloud", MARKETING_MM2, "READ", "TOPIC", PAYMENTS_TOPICS.offset_syncs, "LITERAL"),
+        allow("cloud", "User:*", "READ", "TOPIC", PAYMENTS_TOPICS.heartbeats, "LITERAL"),
+        # Kafka's default per-alias checkpoints topic, used by two tenants' MM2s: shared
+        allow("cloud", PAYMENTS_MM2, "WRITE", "TOPIC", "onprem.checkpoints.internal", "LITERAL"),
+        allow("cloud", "User:mm2-logistics-onprem-to-cloud", "READ", "TOPIC", "onprem.checkpoints.internal",
+              "LITERAL"),
+        allow("cloud", "User:marketing-app", "WRITE", "TRANSACTIONAL_ID", "mm2gov."),  # no topic: nothing
     ],
 }
+FLOW_TOPIC_ROLES = {"configs": "configs", "offsets": "offsets", "status": "status", "offset-syncs": "offset_syncs",
+                    "checkpoints": "checkpoints", "heartbeats": "heartbeats"}
 
 
 def test_internal_topic_exposed(results):
     found = results["INTERNAL_TOPIC_EXPOSED"]
-    assert keys(found) == {
-        ("marketing", "cloud", "mm2gov.payments-onprem-to-cloud.configs", "User:marketing-app"),
-        ("marketing", "cloud", "mm2gov.payments-onprem-to-cloud.offsets", "User:marketing-app"),
-        ("marketing", "cloud", "mm2gov.payments-onprem-to-cloud.status", "User:marketing-app"),
+    flow_topics = {f"{mm2_internal_prefix(PAYMENTS_CLOUD)}{suffix}" for suffix in FLOW_TOPIC_ROLES}
+    assert keys(found) == {("marketing", "cloud", topic, "User:marketing-app") for topic in flow_topics} | {
+        ("payments", "cloud", PAYMENTS_TOPICS.checkpoints, "User:payments-app"),  # even its own tenant
+        ("marketing", "cloud", PAYMENTS_TOPICS.offset_syncs, MARKETING_MM2),  # another flow's MM2
+        ("payments", "cloud", PAYMENTS_TOPICS.heartbeats, "User:*"),
         ("", "cloud", "heartbeats", "User:legacy-mm2"),
         ("", "cloud", "mm2-offset-syncs.cloud.internal", ""),
+        ("", "cloud", "onprem.checkpoints.internal", ""),
     }
-    shared = by_resource(found)[("mm2-offset-syncs.cloud.internal", "")]
+    got = by_resource(found)
+    shared = got[("mm2-offset-syncs.cloud.internal", "")]
     assert shared["evidence"]["kind"] == "shared" and shared["evidence"]["tenants"] == ["marketing", "payments"]
+    assert got[("onprem.checkpoints.internal", "")]["evidence"]["tenants"] == ["logistics", "payments"]
+    own = got[(PAYMENTS_TOPICS.checkpoints, "User:payments-app")]
+    assert own["evidence"]["mm2_topic"] == "checkpoints" and own["evidence"]["flow_id"] == PAYMENTS_CLOUD
+    assert own["message"] == (f"User:payments-app (tenant payments) can READ MirrorMaker 2 internal topic "
+                              f"{PAYMENTS_TOPICS.checkpoints} on cloud (checkpoints topic of flow {PAYMENTS_CLOUD})")
+    for suffix, role in FLOW_TOPIC_ROLES.items():
+        topic = f"{mm2_internal_prefix(PAYMENTS_CLOUD)}{suffix}"
+        assert got[(topic, "User:marketing-app")]["evidence"]["mm2_topic"] == role
     assert reach(found) == {
-        ("cloud", "mm2gov.payments-onprem-to-cloud.configs", "User:marketing-app"): [("marketing", "payments")],
-        ("cloud", "mm2gov.payments-onprem-to-cloud.offsets", "User:marketing-app"): [("marketing", "payments")],
-        ("cloud", "mm2gov.payments-onprem-to-cloud.status", "User:marketing-app"): [("marketing", "payments")],
+        **{("cloud", topic, "User:marketing-app"): [("marketing", "payments")] for topic in flow_topics},
+        ("cloud", PAYMENTS_TOPICS.checkpoints, "User:payments-app"): [],  # its own tenant's data, still a finding
+        ("cloud", PAYMENTS_TOPICS.offset_syncs, MARKETING_MM2): [("marketing", "payments")],
+        ("cloud", PAYMENTS_TOPICS.heartbeats, "User:*"): [("*", "payments")],
         ("cloud", "heartbeats", "User:legacy-mm2"): [],  # no flow owns it: said in reach_unknown
         ("cloud", "mm2-offset-syncs.cloud.internal", ""): [("marketing", "payments"), ("payments", "marketing")],
+        ("cloud", "onprem.checkpoints.internal", ""): [("logistics", "payments"), ("payments", "logistics")],
     }
-    assert "no flow owns" in by_resource(found)[("heartbeats", "User:legacy-mm2")]["evidence"][REACH_UNKNOWN]
+    assert "no flow owns" in got[("heartbeats", "User:legacy-mm2")]["evidence"][REACH_UNKNOWN]
+    assert REACH_UNKNOWN not in own["evidence"]
+    # the flow's own MM2 on its own topics (the generated ACLs, in PASSED too) is never a finding
+    assert not [f for f in found if f["principal"] == PAYMENTS_MM2]
+
+
+# A hostile tenant declaring a prefix inside another flow's internal names (a policy violation the
+# audit still sees): the flow's checkpoints topic stays its own, and hr's principal on it is reported.
+TENANCY_EXTRA["INTERNAL_TOPIC_EXPOSED:hostile-prefix"] = {"tenant_prefixes": [
+    ("hr", "topic", f"{mm2_internal_prefix(PAYMENTS_CLOUD)}check", None, "own", None),
+    ("hr", "topic", "mm2gov.hr-left-", None, "own", None)]}
+LEAKS["INTERNAL_TOPIC_EXPOSED:hostile-prefix"] = {
+    "topics": [("cloud", "mm2gov.hr-left-over.offsets", 1)],
+    "acls": [allow("cloud", "User:hr-app", "READ", "TOPIC", PAYMENTS_TOPICS.checkpoints, "LITERAL"),
+             allow("cloud", "User:hr-app", "READ", "TOPIC", "mm2gov.hr-left-over.offsets", "LITERAL")]}
+
+
+def test_internal_topic_exposed_fails_closed_on_a_prefix_taking_over_internal_names(results):
+    found = results["INTERNAL_TOPIC_EXPOSED:hostile-prefix"]
+    assert keys(found) == {("hr", "cloud", PAYMENTS_TOPICS.checkpoints, "User:hr-app"),
+                           ("hr", "cloud", "mm2gov.hr-left-over.offsets", "User:hr-app")}
+    got = by_resource(found)
+    own = got[(PAYMENTS_TOPICS.checkpoints, "User:hr-app")]["evidence"]
+    assert own["flow_id"] == PAYMENTS_CLOUD and own["mm2_topic"] == "checkpoints"
+    assert reach_of(own) == [("hr", "payments")]
+    assert "no flow owns" in got[("mm2gov.hr-left-over.offsets", "User:hr-app")]["evidence"][REACH_UNKNOWN]
 
 
 LEAKS["ACL_STALE"] = {
@@ -393,6 +522,7 @@ LEAKS["ACL_STALE"] = {
         allow("onprem", "User:old-app", "WRITE", "TOPIC", "payments."),
         allow("onprem-dr", "User:mm2-hr-onprem-to-onprem-dr", "READ", "TOPIC", "hr."),  # no such flow
         deny("cloud", "User:ghost", "READ", "TOPIC", "payments."),  # DENY only: harmless
+        allow("cloud", "User:old-txn", "WRITE", "TRANSACTIONAL_ID", "old-txn-"),  # a transactional producer's
     ],
     "scram_users": [("onprem", "old-app"), ("cloud", "mm2")],
 }
@@ -404,7 +534,11 @@ def test_acl_stale(results):
         ("", "onprem", "old-app", "User:old-app"),
         ("", "cloud", "mm2", "User:mm2"),
         ("", "onprem-dr", "mm2-hr-onprem-to-onprem-dr", "User:mm2-hr-onprem-to-onprem-dr"),
+        ("", "cloud", "old-txn", "User:old-txn"),
     }
+    assert by_resource(found)[("old-txn", "User:old-txn")]["evidence"]["sample"] == [{
+        "resource_type": "TRANSACTIONAL_ID", "resource_name": "old-txn-", "pattern_type": "PREFIXED",
+        "operation": "WRITE", "host": "*"}]
     old = by_resource(found)[("old-app", "User:old-app")]
     assert old["evidence"]["acl_bindings"] == 2 and old["evidence"]["scram_user"] is True
     assert by_resource(found)[("mm2", "User:mm2")]["evidence"]["acl_bindings"] == 0
@@ -497,6 +631,15 @@ DROPPED["REPLICATION_GAP:partial"] = DROPPED["REPLICATION_GAP"]
 PARTIAL["REPLICATION_GAP:partial"] = ("cloud:records",)
 
 
+# Duplicates only: m1 twice on marketing's target partition 0; partition 1 complete (counted in the rate).
+LEAKS["REPLICATION_GAP:duplicates"] = {"records": [
+    record("cloud", "onprem.marketing.campaigns", 0, 3, 2001, "m1", "marketing"),
+    *[record(cluster, topic, 1, i, 2010 + i, f"n{i}", "marketing")
+      for cluster, topic in (("onprem", "marketing.campaigns"), ("cloud", "onprem.marketing.campaigns"))
+      for i in range(2)],
+]}
+
+
 def test_replication_gap(results):
     found = results["REPLICATION_GAP"]
     assert keys(found) == {("payments", "cloud", "onprem.payments.orders", "User:mm2-payments-onprem-to-cloud")}
@@ -505,7 +648,32 @@ def test_replication_gap(results):
     assert gap["evidence"]["missing_source_offsets"] == [2]
     assert gap["evidence"]["duplicated_target_offsets"] == [13, 15]
     assert gap["evidence"]["window"] == {"from_ts": 1000, "to_ts": 1004}
+    # the flow's rates over the same window: h0..h4 on the source (h5 is newer than the target: in flight;
+    # partition 1 has no target records: no verdict, not counted)
+    assert gap["evidence"]["source_records"] == 5
+    assert gap["evidence"]["flow"] == {"source_records": 5, "missing": 1, "duplicated": 1, "missing_rate": 0.2,
+                                       "duplicated_rate": 0.2, "partitions": 1}
+    assert gap["severity"] == "medium"  # records missing: the catalog's severity
+    assert "flow payments-onprem-to-cloud: 20.0000% missing, 20.0000% duplicated of 5 source records" in gap[
+        "message"]
     assert results["REPLICATION_GAP:partial"] == []  # the target's records were not all collected
+
+
+def test_replication_gap_duplicates_only_is_a_lower_severity_finding_with_its_flows_rate(results):
+    [dup] = results["REPLICATION_GAP:duplicates"]
+    assert (dup["tenant"], dup["resource_name"], dup["principal"]) == (
+        "marketing", "onprem.marketing.campaigns", MARKETING_MM2)
+    assert dup["evidence"]["missing"] == 0 and dup["evidence"]["duplicated"] == 1
+    assert dup["evidence"]["source_records"] == 3 and dup["evidence"]["duplicated_target_offsets"] == [1, 3]
+    # 1 duplicate over the 5 source records of both scanned partitions
+    assert dup["evidence"]["flow"] == {"source_records": 5, "missing": 0, "duplicated": 1, "missing_rate": 0.0,
+                                       "duplicated_rate": 0.2, "partitions": 2}
+    assert dup["severity"] == "low" and SEVERITIES.index("low") < SEVERITIES.index(meta("REPLICATION_GAP").severity)
+    summary = replication_summary(AuditRun(run_id="r", started="", repo="acme", clusters=list(CLUSTERS),
+                                           findings=[*results["REPLICATION_GAP"], dup]))
+    assert [(r["flow_id"], r["severity"], r["missing_rate"], r["duplicated_rate"], r["partitions_with_gap"])
+            for r in summary] == [(PAYMENTS_CLOUD, "medium", 0.2, 0.2, 1),
+                                  ("marketing-onprem-to-cloud", "low", 0.0, 0.2, 1)]
 
 
 def test_every_check_states_its_reach_through_the_evidence_contract(results):
@@ -526,17 +694,18 @@ def test_every_check_states_its_reach_through_the_evidence_contract(results):
 # (accessor row, owner column) -> {check: findings}.
 PLANTED_CELLS = {
     ("marketing", "payments"): {"ACL_CROSS_TENANT": 4, "ACL_PREFIX_OVERLAP": 1, "MM2_PRINCIPAL_OVERREACH": 1,
-                                "INTERNAL_TOPIC_EXPOSED": 4, "GROUP_CROSS_TENANT": 1},
+                                "INTERNAL_TOPIC_EXPOSED": 8, "GROUP_CROSS_TENANT": 1},
     ("payments", "marketing"): {"ACL_CROSS_TENANT": 1, "ACL_PREFIX_OVERLAP": 1, "INTERNAL_TOPIC_EXPOSED": 1,
                                 "RECORD_TENANT_MISMATCH": 1},
     ("logistics", "hr"): {"ACL_CROSS_TENANT": 1},
     ("logistics", "risk"): {"ACL_CROSS_TENANT": 1},
     ("logistics", "marketing"): {"ACL_PREFIX_OVERLAP": 1},
-    ("logistics", "payments"): {"ACL_PREFIX_OVERLAP": 1},
     ("risk", "logistics"): {"ACL_CROSS_TENANT": 1},
     ("risk", "payments"): {"ACL_PREFIX_OVERLAP": 1, "GROUP_CROSS_TENANT": 1},
     ("hr", "risk"): {"ACL_PREFIX_OVERLAP": 1, "RECORD_TENANT_MISMATCH": 1},
-    ("*", "payments"): {"ACL_CROSS_TENANT": 1},  # User:*
+    ("*", "payments"): {"ACL_CROSS_TENANT": 1, "INTERNAL_TOPIC_EXPOSED": 1},  # User:*
+    ("logistics", "payments"): {"ACL_PREFIX_OVERLAP": 1, "INTERNAL_TOPIC_EXPOSED": 1},  # a shared checkpoints topic
+    ("payments", "logistics"): {"INTERNAL_TOPIC_EXPOSED": 1},
 }
 
 
@@ -549,13 +718,13 @@ def test_the_report_matrix_counts_what_the_detectors_find(results):
     assert m["tenants"] == [*tenants, "*"]
     cells = {(a, b): n for a, row in m["counts"].items() for b, n in row.items() if n}
     assert cells == {cell: sum(checks.values()) for cell, checks in PLANTED_CELLS.items()}
-    assert m["counts"]["marketing"]["payments"] == 11  # marketing reaches payments: row marketing, column payments
+    assert m["counts"]["marketing"]["payments"] == 15  # marketing reaches payments: row marketing, column payments
     assert {(a, b): checks for a, row in m["checks"].items() for b, checks in row.items()} == PLANTED_CELLS
-    assert m["total"] == 25 and m["max"] == 11
+    assert m["total"] == 32 and m["max"] == 15
     # reach that names no tenant pair is counted aside, never in a cell
     assert set(m["unattributed"]) == {"ACL_WILDCARD", "INTERNAL_TOPIC_EXPOSED", "MM2_PRINCIPAL_OVERREACH",
                                       "RECORD_TENANT_MISMATCH", "TOPIC_SCOPE_MISMATCH"}
-    assert m["unattributed"]["ACL_WILDCARD"] == 2 and m["unattributed"]["TOPIC_SCOPE_MISMATCH"] == 2
+    assert m["unattributed"]["ACL_WILDCARD"] == 3 and m["unattributed"]["TOPIC_SCOPE_MISMATCH"] == 2
     clean = access_matrix(AuditRun(run_id="c", started="", repo="acme", clusters=list(CLUSTERS), tenants=tenants,
                                    findings=results["PASSED"]))
     assert clean["total"] == 0 and clean["tenants"] == tenants
@@ -563,7 +732,9 @@ def test_the_report_matrix_counts_what_the_detectors_find(results):
 
 def test_findings_have_the_contract_shape(results):
     assert all(tuple(f) == COLUMNS for found in results.values() for f in found)
-    assert all(f["severity"] == meta(f["check_id"]).severity for found in results.values() for f in found)
+    for f in (f for found in results.values() for f in found):  # the catalog's severity, but duplicates only
+        lower = f["check_id"] == "REPLICATION_GAP" and f["evidence"]["missing"] == 0
+        assert f["severity"] == ("low" if lower else meta(f["check_id"]).severity), f
 
 
 def test_ownership_is_the_longest_prefix_and_the_clusters_own_first(spark):

@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from governance.compile.acls import MM2_SOURCE_TOPIC_OPS, MM2_TARGET_REMOTE_OPS
+from governance.compile.acls import (
+    MM2_SOURCE_TOPIC_OPS,
+    MM2_TARGET_REMOTE_OPS,
+    MM2_TRANSACTIONAL_OPS,
+    mm2_internal_prefix,
+)
 from governance.config import load_inventory
-from governance.model.names import flow_id, mm2_principal
+from governance.model.names import connect_names, flow_id, mm2_flow_topics, mm2_principal, mm2_transactional_ids
 from spark_audit.catalog import KEYS, SEVERITIES, catalog, checks_dir, load_meta
 from spark_audit.checks import CHECKS
 from spark_audit.findings import COLUMNS
 from spark_audit.model import SNAPSHOT_SCHEMAS, TENANCY_SCHEMAS, Snapshot, acl_row
-from spark_audit.tenancy import FlowRow, GrantRow, MarkerRow, PrincipalRow, TenantPrefix, tenancy_rows
+from spark_audit.tenancy import (
+    FlowRow,
+    GrantRow,
+    MarkerRow,
+    Mm2TopicRow,
+    PrincipalRow,
+    TenantPrefix,
+    tenancy_rows,
+)
 from tests.conftest import REPO_ROOT
 
 ACME = REPO_ROOT / "examples" / "acme"
@@ -74,6 +88,42 @@ def test_mm2_scopes_follow_compile(acme):
     assert scopes[(principal, "cloud", "TOPIC", "onprem.payments.")] == tuple(sorted(MM2_TARGET_REMOTE_OPS))
     assert not any(resource_type == "CLUSTER" for _, _, resource_type, _ in scopes)  # never on the cluster
     assert not any(cluster == "onprem-dr" for p, cluster, *_ in scopes if p == principal)
+    # compile's pattern types: a prefix ending with a separator is PREFIXED, any other name LITERAL
+    patterns = {(r.principal, r.cluster, r.resource_type, r.prefix): r.pattern_type for r in acme["mm2_scopes"]}
+    flow = "payments-onprem-to-cloud"
+    assert patterns[(principal, "cloud", "TOPIC", mm2_internal_prefix(flow))] == "PREFIXED"
+    assert set(patterns.values()) <= {"PREFIXED", "LITERAL"}
+
+
+def test_an_exactly_once_flow_scopes_its_own_transactional_ids(tmp_path: Path):
+    """compile's TRANSACTIONAL_ID entries for an exactly-once flow, with the pattern type compile grants
+    them with: the tasks' prefix PREFIXED, the Connect leader's id LITERAL; none for the other flows."""
+    repo = tmp_path / "acme"
+    shutil.copytree(ACME, repo)
+    payments = repo / "tenants" / "payments.yaml"
+    default = "    replication_policy: default\n"
+    payments.write_text(payments.read_text().replace(default, f"{default}    delivery: exactly_once\n", 1))
+    rows = tenancy_rows(load_inventory(repo))
+    flow = "payments-onprem-to-cloud"
+    ids = mm2_transactional_ids(flow)
+    transactional = {(r.flow_id, r.cluster, r.prefix, r.pattern_type, r.operations) for r in rows["mm2_scopes"]
+                     if r.resource_type == "TRANSACTIONAL_ID"}
+    ops = tuple(sorted(MM2_TRANSACTIONAL_OPS))
+    assert transactional == {(flow, "cloud", ids.tasks, "PREFIXED", ops), (flow, "cloud", ids.leader, "LITERAL", ops)}
+
+
+def test_each_flows_own_mm2_topics_are_named_by_names_py(acme):
+    """mm2_topics: the flow's offset-syncs, checkpoints, heartbeats and Connect topics, on its target only."""
+    flow = "payments-onprem-to-cloud"
+    topics, connect = mm2_flow_topics(flow), connect_names(flow)
+    mine = {row for row in acme["mm2_topics"] if row.flow_id == flow}
+    assert mine == {Mm2TopicRow("payments", flow, "cloud", name, role) for role, name in (
+        ("offset_syncs", topics.offset_syncs), ("checkpoints", topics.checkpoints),
+        ("heartbeats", topics.heartbeats), ("configs", connect.configs), ("offsets", connect.offsets),
+        ("status", connect.status))}
+    assert len({row.topic for row in acme["mm2_topics"]}) == len(acme["mm2_topics"])  # no two flows share one
+    flows = {(row.flow_id, row.target) for row in acme["flows"]}
+    assert {(row.flow_id, row.cluster) for row in acme["mm2_topics"]} == flows
 
 
 @pytest.mark.parametrize("repo", ["grant_write", "grant_wildcard", "grant_outside_scope", "grant_unknown_tenant"])

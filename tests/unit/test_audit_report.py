@@ -21,6 +21,7 @@ from spark_audit.report import (
     html_page,
     html_report,
     json_document,
+    replication_summary,
     sarif_document,
     summary,
     trend,
@@ -198,6 +199,52 @@ def test_json_document_shape_and_order() -> None:
                      ("critical", "GROUP_CROSS_TENANT", "marketing"), ("medium", "ACL_STALE", ""),
                      ("low", "TOPIC_UNOWNED", "")]
     assert doc["summary"]["status"] == "findings"
+
+
+def gap(flow: str, tenant: str, partition: int, missing: int, duplicated: int, flow_totals: dict) -> dict:
+    """A REPLICATION_GAP finding as the detector writes it: its partition's counts and its flow's totals."""
+    severity = "medium" if missing else "low"
+    return finding("REPLICATION_GAP", tenant, severity, resource_name=f"onprem.{tenant}.orders", flow_id=flow,
+                   partition=partition, missing=missing, duplicated=duplicated, flow=flow_totals)
+
+
+PAY = {"source_records": 120000, "missing": 3, "duplicated": 12, "missing_rate": 3 / 120000,
+       "duplicated_rate": 12 / 120000, "partitions": 3}
+MKT = {"source_records": 4000, "missing": 0, "duplicated": 40, "missing_rate": 0.0, "duplicated_rate": 0.01,
+       "partitions": 2}
+
+
+def replication_run() -> AuditRun:
+    return make_run([gap("pay-onprem-to-cloud", "payments", 0, 3, 0, PAY),
+                     gap("pay-onprem-to-cloud", "payments", 1, 0, 12, PAY),
+                     gap("mkt-onprem-to-cloud", "marketing", 0, 0, 40, MKT),
+                     *sample_findings()])
+
+
+def test_replication_summary_is_one_row_per_flow_worst_first() -> None:
+    rows = replication_summary(replication_run())
+    assert [r["flow_id"] for r in rows] == ["pay-onprem-to-cloud", "mkt-onprem-to-cloud"]  # missing first
+    pay, mkt = rows
+    assert pay == {"flow_id": "pay-onprem-to-cloud", "tenant": "payments", "target": "cloud", **PAY,
+                   "partitions_with_gap": 2, "severity": "medium"}
+    assert mkt["severity"] == "low" and mkt["duplicated_rate"] == 0.01 and mkt["partitions_with_gap"] == 1
+    assert replication_summary(make_run()) == []  # no REPLICATION_GAP finding: no row
+
+
+def test_replication_rates_in_json_sarif_and_html() -> None:
+    run = replication_run()
+    assert json_document(run)["replication"] == replication_summary(run)
+    assert json_document(make_run())["replication"] == []
+    assert sarif_document(run)["runs"][0]["properties"]["replication"] == replication_summary(run)
+    page = html_report(run, [])
+    table = page[page.index('id="replication"'):page.index('id="checks"')]
+    assert "pay-onprem-to-cloud" in table and "120,000" in table
+    assert "0.0025%" in table and "0.0100%" in table and "1.0000%" in table  # 3 and 12 of 120,000; 40 of 4,000
+    assert "2 of 3" in table
+    empty = html_report(make_run(), [])
+    assert "No flow has records missing or duplicated" in empty[empty.index('id="replication"'):]
+    hostile = html_report(make_run([gap(HOSTILE, HOSTILE, 0, 1, 0, PAY)]), [])  # names from the repo: escaped
+    assert HOSTILE not in hostile and "&lt;script&gt;" in hostile[hostile.index('id="replication"'):]
 
 
 def test_missing_finding_fields_become_empty_strings() -> None:

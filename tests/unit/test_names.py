@@ -78,3 +78,24 @@ def test_remote_names_follow_the_replication_policy():
     assert names.remote_name("default", "onprem", "payments.x") == "onprem.payments.x"
     assert names.remote_name("identity", "onprem", "payments.x") == "payments.x"
     assert names.remote_prefix("identity", "onprem") == ""
+
+
+def test_transactional_ids_are_connects_own():
+    """Worker.taskTransactionalId is `<group.id>-<connector>-<task>`, DistributedConfig.transactionalProducerId
+    `connect-cluster-<group.id>` (Kafka 4.x); the flow's group.id is its Connect group."""
+    ids = names.mm2_transactional_ids("payments-onprem-to-cloud")
+    assert ids.tasks == "mm2gov.payments-onprem-to-cloud.connect-"
+    assert ids.leader == "connect-cluster-mm2gov.payments-onprem-to-cloud.connect"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(LABEL, LABEL, LABEL), min_size=2, max_size=30, unique=True))
+def test_no_flows_transactional_ids_reach_another_flows(flows):
+    """A flow's task prefix covers none of another flow's ids, and its leader id is no one else's."""
+    ids = {flow: names.mm2_transactional_ids(flow) for flow in {names.flow_id(*f) for f in flows}}
+    for flow, own in ids.items():
+        for other, theirs in ids.items():
+            if other == flow:
+                continue
+            for name in (f"{theirs.tasks}MirrorSourceConnector-0", theirs.leader):
+                assert not name.startswith(own.tasks) and name != own.leader, (flow, other, name)

@@ -230,6 +230,7 @@ repo := {
 			"clusters": [],
 			"flows": [
 				{
+					"delivery": "at_least_once",
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -289,6 +290,10 @@ repo := {
 					"topics": [
 						"logistics\\.shipments",
 					],
+					"transactional_ids": {
+						"leader": "connect-cluster-mm2gov.logistics-onprem-to-cloud.connect",
+						"tasks": "mm2gov.logistics-onprem-to-cloud.connect-",
+					},
 				},
 			],
 			"grants": [],
@@ -332,6 +337,7 @@ repo := {
 			"clusters": [],
 			"flows": [
 				{
+					"delivery": "at_least_once",
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -402,6 +408,10 @@ repo := {
 						"marketing\\.campaigns",
 						"marketing\\.leads.*",
 					],
+					"transactional_ids": {
+						"leader": "connect-cluster-mm2gov.marketing-onprem-to-cloud.connect",
+						"tasks": "mm2gov.marketing-onprem-to-cloud.connect-",
+					},
 				},
 			],
 			"grants": [],
@@ -448,6 +458,7 @@ repo := {
 			"clusters": [],
 			"flows": [
 				{
+					"delivery": "at_least_once",
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -529,8 +540,13 @@ repo := {
 						"payments\\.refunds",
 						"payments\\.public\\..*",
 					],
+					"transactional_ids": {
+						"leader": "connect-cluster-mm2gov.payments-onprem-to-cloud.connect",
+						"tasks": "mm2gov.payments-onprem-to-cloud.connect-",
+					},
 				},
 				{
+					"delivery": "at_least_once",
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -590,6 +606,10 @@ repo := {
 					"topics": [
 						"payments\\..*",
 					],
+					"transactional_ids": {
+						"leader": "connect-cluster-mm2gov.payments-onprem-to-onprem-dr.connect",
+						"tasks": "mm2gov.payments-onprem-to-onprem-dr.connect-",
+					},
 				},
 			],
 			"grants": [
@@ -660,6 +680,7 @@ repo := {
 			"clusters": [],
 			"flows": [
 				{
+					"delivery": "at_least_once",
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -730,6 +751,10 @@ repo := {
 						"risk\\.exposures",
 						"risk\\.limits.*",
 					],
+					"transactional_ids": {
+						"leader": "connect-cluster-mm2gov.risk-onprem-to-onprem-dr.connect",
+						"tasks": "mm2gov.risk-onprem-to-onprem-dr.connect-",
+					},
 				},
 			],
 			"grants": [],

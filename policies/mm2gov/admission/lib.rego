@@ -139,6 +139,10 @@ internal_prefix(flow) := flow.internal_prefix
 
 mm2_user(flow) := flow.mm2_user
 
+# A flow whose MirrorMaker 2 writes transactionally (KIP-618); anything but an
+# explicit exactly_once is at_least_once, which is granted no transactional id.
+exactly_once(flow) if flow.delivery == "exactly_once"
+
 remote_prefixes(flow) := ilib.remote_topic_prefixes(tenant, flow)
 
 # Every remote-topic prefix of the tenant's flows, and their internal prefixes.

@@ -464,6 +464,62 @@ violations contains lib.violation("admission_mm2_replication_policy", "high", ms
 	)
 }
 
+# ---- delivery ------------------------------------------------------------------
+
+# A flow's `delivery` decides whether its MirrorMaker 2 writes transactionally
+# (KIP-618). Transactions need transactional-id ACLs, which mm2gov grants only
+# an exactly_once flow's MM2 (acls.py mm2_scope): on an at_least_once flow's
+# Connect workers any exactly.once.source.support but "disabled" (also
+# "preparing", which makes the leader transactional) needs ids it is not
+# granted. An exactly_once flow needs it "enabled" and its source consumer on
+# read_committed, or it copies records twice after a crash, or copies aborted
+# ones (compile/mm2.py and strimzi.py write both).
+violations contains lib.violation("admission_mm2_delivery", "high", msg, path) if {
+	checked
+	at_least_once := [lib.flow_id(flow) | some flow in declared_flows; not lib.exactly_once(flow)]
+	count(at_least_once) > 0
+	some [config, segments, "worker"] in config_maps
+	value := object.get(config, "exactly.once.source.support", "disabled")
+	lower(trim_space(lib.as_string(value))) != "disabled"
+	path := lib.pointer(array.concat(segments, ["exactly.once.source.support"]))
+	msg := sprintf(
+		"%s: %s sets exactly.once.source.support '%v', but tenant %s's flow %s has delivery at_least_once: its MirrorMaker 2 is granted no transactional id; remove the key, or set delivery: exactly_once on the flow in tenants/%s.yaml",
+		[lib.subject, lib.pointer(segments), value, lib.tenant_name, lib.text_list(at_least_once), lib.tenant_name],
+	)
+}
+
+violations contains lib.violation("admission_mm2_delivery", "high", msg, path) if {
+	checked
+	exactly_once := [lib.flow_id(flow) | some flow in declared_flows; lib.exactly_once(flow)]
+	count(exactly_once) > 0
+	[connect, base] := connect_spec
+	config := object.get(connect, "config", {})
+	value := object.get(config, "exactly.once.source.support", "disabled")
+	not lower(trim_space(lib.as_string(value))) == "enabled"
+	path := lib.pointer(array.concat(base, ["config", "exactly.once.source.support"]))
+	msg := sprintf(
+		"%s: Connect config exactly.once.source.support is '%v', but tenant %s's flow %s has delivery exactly_once; set exactly.once.source.support: enabled",
+		[lib.subject, value, lib.tenant_name, lib.text_list(exactly_once)],
+	)
+}
+
+violations contains lib.violation("admission_mm2_delivery", "high", msg, path) if {
+	checked
+	some [i, mirror] in mirrors
+	exactly_once := [lib.flow_id(flow) | some flow in declared[i]; lib.exactly_once(flow)]
+	count(exactly_once) > 0
+	config := connector_config(mirror, "sourceConnector")
+	value := object.get(config, isolation_key, "read_uncommitted")
+	not lower(trim_space(lib.as_string(value))) == "read_committed"
+	path := config_path(i, "sourceConnector", isolation_key)
+	msg := sprintf(
+		"%s: mirror %d sourceConnector reads the source with %s '%v', but tenant %s's flow %s has delivery exactly_once, so records of aborted transactions would be copied; set %s: read_committed",
+		[lib.subject, i, isolation_key, value, lib.tenant_name, lib.text_list(exactly_once), isolation_key],
+	)
+}
+
+isolation_key := "source.consumer.isolation.level"
+
 # ---- Connect group and topics -----------------------------------------------
 
 connect_fields := ["groupId", "configStorageTopic", "offsetStorageTopic", "statusStorageTopic"]
@@ -843,7 +899,7 @@ allowed_keys := {
 		"offset-syncs.topic.location", "offset.lag.max", "emit.checkpoints.enabled",
 		"emit.checkpoints.interval.seconds", "sync.group.offsets.enabled", "sync.group.offsets.interval.seconds",
 		"emit.heartbeats.enabled", "emit.heartbeats.interval.seconds", "heartbeats.replication.enabled",
-		"consumer.poll.timeout.ms", "admin.timeout.ms", "exactly.once.support", "tasks.max",
+		"consumer.poll.timeout.ms", "admin.timeout.ms", "exactly.once.support", "tasks.max", isolation_key,
 		"add.source.alias.to.metrics", "use.incremental.alter.configs",
 		"mm2gov.flow.id", "mm2gov.flow.offset-syncs.topic", "mm2gov.flow.checkpoints.topic",
 		"mm2gov.flow.heartbeats.topic",
@@ -888,6 +944,9 @@ value_problem(key, value) := "has a list or object value; give it a plain string
 } else := "is not a boolean; set it to true or false" if {
 	endswith(key, ".enabled")
 	not lower(trim_space(sprintf("%v", [value]))) in {"true", "false"}
+} else := "is neither read_committed nor read_uncommitted" if {
+	key == isolation_key
+	not lower(trim_space(sprintf("%v", [value]))) in {"read_committed", "read_uncommitted"}
 } else := "is not None: with another policy, connectors may override their clients' connection settings; set it to None or remove it" if {
 	key == "connector.client.config.override.policy"
 	not value in override_none

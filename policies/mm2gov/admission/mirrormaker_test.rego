@@ -853,3 +853,58 @@ test_sync_topic_acls_on_other_connectors_fires if {
 	t.message(d, "admission_mm2_sync_topic_acls") == `KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 checkpointConnector sets sync.topic.acls.enabled 'true'; mm2gov's ACLs are the only ones: set it to "false" or remove it`
 	t.decide(with_mirror({"checkpointConnector": {"config": {"sync.topic.acls.enabled": false}}})).allowed
 }
+
+# ---- delivery ------------------------------------------------------------------
+
+# payments' flow as mm2gov generates it with delivery exactly_once (compile/strimzi.py).
+eos_target := {"target": {"config": {"exactly.once.source.support": "enabled"}}}
+
+eos_source := {"sourceConnector": {"config": {
+	"exactly.once.support": "required",
+	"source.consumer.isolation.level": "read_committed",
+}}}
+
+test_exactly_once_flow_as_generated_pass if {
+	t.decide_in(req(eos_target, eos_source, {}), fx.exactly_once_base) == {"allowed": true, "violations": []}
+}
+
+test_exactly_once_flow_without_its_settings_fires if {
+	d := t.decide_in(req({}, {}, {}), fx.exactly_once_base)
+	t.rules(d) == {"admission_mm2_delivery"}
+	t.hits(d, "admission_mm2_delivery") == {
+		"spec/target/config/exactly.once.source.support",
+		"spec/mirrors/0/sourceConnector/config/source.consumer.isolation.level",
+	}
+	some v in d.violations
+	v.location == "spec/target/config/exactly.once.source.support"
+	v.message == "KafkaMirrorMaker2 payments-onprem-to-cloud: Connect config exactly.once.source.support is 'disabled', but tenant payments's flow payments-onprem-to-cloud has delivery exactly_once; set exactly.once.source.support: enabled"
+}
+
+test_exactly_once_flow_reading_uncommitted_fires if {
+	uncommitted := {"sourceConnector": {"config": {"source.consumer.isolation.level": "read_uncommitted"}}}
+	d := t.decide_in(req(eos_target, uncommitted, {}), fx.exactly_once_base)
+	t.hits(d, "admission_mm2_delivery") == {"spec/mirrors/0/sourceConnector/config/source.consumer.isolation.level"}
+	contains(t.message(d, "admission_mm2_delivery"), "records of aborted transactions would be copied")
+	preparing := {"target": {"config": {"exactly.once.source.support": "preparing"}}}
+	t.hits(t.decide_in(req(preparing, eos_source, {}), fx.exactly_once_base), "admission_mm2_delivery") == {"spec/target/config/exactly.once.source.support"}
+}
+
+# An at_least_once flow's MM2 has no transactional id: turning transactions on
+# (or "preparing", whose leader is transactional) is refused, "disabled" is not.
+test_at_least_once_flow_turning_exactly_once_on_fires if {
+	d := t.decide(req(eos_target, {}, {}))
+	t.rules(d) == {"admission_mm2_delivery"}
+	t.hits(d, "admission_mm2_delivery") == {"spec/target/config/exactly.once.source.support"}
+	t.message(d, "admission_mm2_delivery") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target/config sets exactly.once.source.support 'enabled', but tenant payments's flow payments-onprem-to-cloud has delivery at_least_once: its MirrorMaker 2 is granted no transactional id; remove the key, or set delivery: exactly_once on the flow in tenants/payments.yaml"
+	t.rules(t.decide(req({"target": {"config": {"exactly.once.source.support": "Preparing"}}}, {}, {}))) == {"admission_mm2_delivery"}
+	t.rules(t.decide(req({"target": {"config": {"exactly.once.source.support": true}}}, {}, {}))) == {"admission_mm2_delivery"}
+	t.decide(req({"target": {"config": {"exactly.once.source.support": "disabled"}}}, {}, {})).allowed
+}
+
+# Reading committed records only is harmless on any flow; other values are not Kafka's.
+test_isolation_level_values if {
+	t.decide(req({}, eos_source, {})).allowed
+	d := t.decide(req({}, {"sourceConnector": {"config": {"source.consumer.isolation.level": "dirty"}}}, {}))
+	t.rules(d) == {"admission_mm2_config_value"}
+	contains(t.message(d, "admission_mm2_config_value"), "is neither read_committed nor read_uncommitted")
+}

@@ -114,6 +114,22 @@ mm2_entries(flow) := [
 	["group", [lib.internal_prefix(flow)], {"Read", "Describe"}],
 ]
 
+# Transactional ids: only an exactly_once flow's MirrorMaker 2 has any
+# (acls.py mm2_scope, names.py mm2_transactional_ids), Write and Describe on
+# names inside its tasks' prefix, and on its Connect leader's one id as a
+# literal: a prefix there, `connect-cluster-` alone or another flow's names
+# reach other MirrorMaker 2s' transactions.
+transactional_permitted(rtype, name, ptype) := {"Write", "Describe"} if {
+	rtype == "transactionalId"
+	some flow in mm2_flows
+	lib.exactly_once(flow)
+	own_transactional_id(flow.transactional_ids, name, ptype)
+} else := set()
+
+own_transactional_id(ids, name, _) if startswith(name, ids.tasks)
+
+own_transactional_id(ids, name, "literal") if name == ids.leader
+
 own_permitted(rtype, name) := {op |
 	some [t, prefixes, ops] in role_entries
 	t == rtype
@@ -200,11 +216,12 @@ violations contains lib.violation("admission_user_acl_operation", "high", msg, p
 	rtype := resource_type(acl)
 	name := resource_name(acl)
 	operation_checked(rtype, name)
-	extra := acl_operations(acl) - own_permitted(rtype, name)
+	own := own_permitted(rtype, name) | transactional_permitted(rtype, name, pattern_type(acl))
+	extra := acl_operations(acl) - own
 	count(extra) > 0
 	beyond := extra - granted_permitted(rtype, name)
 	count(beyond) > 0
-	permitted := own_permitted(rtype, name) | granted_permitted(rtype, name)
+	permitted := own | granted_permitted(rtype, name)
 	path := acl_path(i, ["operations"])
 	msg := sprintf(
 		"%s: ACL %d allows %s on %s, beyond what %s may do there (%s); remove %s",

@@ -1,6 +1,7 @@
 package mm2gov.admission.rules.users_test
 
 import data.mm2gov.admission.lib_test as t
+import data.mm2gov.lib.input_test as fx
 
 acl(type, name, pattern, ops) := {"resource": {"type": type, "name": name, "patternType": pattern}, "operations": ops, "host": "*"}
 
@@ -109,7 +110,9 @@ test_write_only_principal_cannot_read_groups if {
 	writer := object.union(t.repo, {"tenants": {"payments": {"principals": [{"name": "User:payments-app", "access": ["write"]}]}}})
 	d := t.decide_in(user("payments", "payments-app", [group("payments-", ["Read"]), topic("payments.", ["Write"])]), writer)
 	t.rules(d) == {"admission_user_acl_operation"}
-	contains(t.message(d, "admission_user_acl_operation"), "(nothing: mm2gov grants it no such ACL)")
+	every v in d.violations {
+		contains(v.message, "(nothing: mm2gov grants it no such ACL)")
+	}
 }
 
 test_cluster_acl_for_principal_fires if {
@@ -182,6 +185,59 @@ test_mm2_user_beyond_fires if {
 test_other_flows_internal_prefix_fires if {
 	d := mm2([topic("mm2gov.marketing-cloud-to-onprem.", ["Read"])])
 	t.rules(d) == {"admission_user_acl_outside_scope"}
+}
+
+# ---- transactional ids: an exactly_once flow's MirrorMaker 2 only ---------------------
+
+eos_mm2(acls) := t.decide_in(user("payments", "mm2-payments-onprem-to-cloud", acls), fx.exactly_once_base)
+
+tasks := "mm2gov.payments-onprem-to-cloud.connect-"
+
+leader := "connect-cluster-mm2gov.payments-onprem-to-cloud.connect"
+
+txn(name, pattern, ops) := acl("transactionalId", name, pattern, ops)
+
+# acls.py mm2_scope of an exactly_once flow: Write and Describe on its tasks'
+# prefix and on its leader's literal id.
+test_exactly_once_mm2_user_own_transactional_ids_pass if {
+	d := eos_mm2([
+		txn(tasks, "prefix", ["Write", "Describe"]),
+		txn(leader, "literal", ["Write", "Describe"]),
+		txn(concat("", [tasks, "MirrorSourceConnector-0"]), "literal", ["Write"]),
+	])
+	d == {"allowed": true, "violations": []}
+}
+
+test_at_least_once_mm2_user_transactional_ids_fire if {
+	d := mm2([txn(tasks, "prefix", ["Write"]), txn(leader, "literal", ["Write"])])
+	t.rules(d) == {"admission_user_acl_operation"}
+	t.hits(d, "admission_user_acl_operation") == {"spec/authorization/acls/0/operations", "spec/authorization/acls/1/operations"}
+	every v in d.violations {
+		contains(v.message, "(nothing: mm2gov grants it no such ACL)")
+	}
+}
+
+test_other_transactional_ids_fire if {
+	d := eos_mm2([
+		txn("connect-cluster-", "prefix", ["Write"]),
+		txn(leader, "prefix", ["Write"]),
+		txn("mm2gov.marketing-cloud-to-onprem.connect-", "prefix", ["Write"]),
+		txn("connect-cluster-mm2gov.marketing-cloud-to-onprem.connect", "literal", ["Write"]),
+		txn("mm2gov.payments-onprem-to-cloud.", "prefix", ["Write"]),
+		txn(tasks, "prefix", ["Alter"]),
+	])
+	t.rules(d) == {"admission_user_acl_operation"}
+	count(t.hits(d, "admission_user_acl_operation")) == 6
+}
+
+test_wildcard_transactional_id_of_exactly_once_mm2_fires if {
+	d := eos_mm2([txn("*", "literal", ["Write"])])
+	t.rules(d) == {"admission_user_acl_wildcard", "admission_user_acl_operation"}
+}
+
+test_exactly_once_flow_gives_its_tenants_principals_no_transactional_id if {
+	d := t.decide_in(user("payments", "payments-app", [txn(tasks, "prefix", ["Write"])]), fx.exactly_once_base)
+	t.rules(d) == {"admission_user_acl_operation"}
 }
 
 # ---- shape --------------------------------------------------------------------------

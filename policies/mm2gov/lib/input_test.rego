@@ -34,6 +34,7 @@ flow(id, source, target, policy, topics, groups) := {
 	"source": source,
 	"target": target,
 	"replication_policy": policy,
+	"delivery": "at_least_once",
 	"remote_prefix": remote_prefix(policy, source),
 	"mm2_user": sprintf("mm2-%s", [id]),
 	"mm2_principal": sprintf("User:mm2-%s", [id]),
@@ -49,6 +50,10 @@ flow(id, source, target, policy, topics, groups) := {
 		"mm2gov.flow.offset-syncs.topic": sprintf("mm2gov.%s.offset-syncs", [id]),
 		"mm2gov.flow.checkpoints.topic": sprintf("mm2gov.%s.checkpoints", [id]),
 		"mm2gov.flow.heartbeats.topic": sprintf("mm2gov.%s.heartbeats", [id]),
+	},
+	"transactional_ids": {
+		"tasks": sprintf("mm2gov.%s.connect-", [id]),
+		"leader": sprintf("connect-cluster-mm2gov.%s.connect", [id]),
 	},
 	"topics": [p.regex | some p in topics],
 	"groups": [p.regex | some p in groups],
@@ -90,6 +95,12 @@ payments := tenant("payments", {
 	)],
 	"grants": [{"to": "marketing", "topics": ["payments.public."], "access": ["read"]}],
 })
+
+# payments with its flow on delivery exactly_once, and marketing as in base.
+exactly_once_base := repo([
+	object.union(payments, {"flows": [object.union(payments.flows[0], {"delivery": "exactly_once"})]}),
+	marketing,
+])
 
 marketing := tenant("marketing", {
 	"principals": [{"name": "User:marketing-app", "access": ["read"]}],

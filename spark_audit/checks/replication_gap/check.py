@@ -13,13 +13,22 @@ evidence). A partition with no target records, or a cluster whose records are
 partial, gives no finding: that is lag or a collection gap, not evidence.
 One finding per (remote topic, partition); a flow losing or duplicating its own
 tenant's records, not cross-tenant reach (NO_REACH).
+
+Per flow, over the same windows: `source_records` (source records inside the
+windows of all the flow's scanned partitions, findings or not), `missing` and
+`duplicated` summed, and the rates missing / source_records and duplicated /
+source_records; every finding of the flow carries them in evidence `flow`, the
+report's per-flow summary reads them there (spark_audit.report.replication). A
+partition with missing records is a finding of the catalog's severity; one with
+duplicates only is one level lower (metadata.yaml says why): data was not lost.
 """
 
 from __future__ import annotations
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from spark_audit.catalog import SEVERITIES, meta
 from spark_audit.evidence import NO_REACH
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
@@ -68,23 +77,53 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
         .withColumn("not_on_source", F.when(F.col("n_s") == 0, F.col("n_t")).otherwise(0)))
     per_partition = (per_hash.groupBy(*side, "from_ts", "to_ts").agg(
         F.sum("missing").alias("missing"), F.sum("duplicated").alias("duplicated"),
-        F.sum("not_on_source").alias("not_on_source"),
+        F.sum("not_on_source").alias("not_on_source"), F.sum("n_s").alias("source_records"),
         F.slice(F.array_sort(F.flatten(F.collect_list(F.when(F.col("missing") > 0, F.col("s_offsets"))))), 1, SAMPLE)
         .alias("missing_source_offsets"),
         F.slice(F.array_sort(F.flatten(F.collect_list(F.when(F.col("duplicated") > 0, F.col("t_offsets"))))), 1,
-                SAMPLE).alias("duplicated_target_offsets"))
-        .filter((F.col("missing") > 0) | (F.col("duplicated") > 0)))
+                SAMPLE).alias("duplicated_target_offsets")))
+    gaps = with_flow_rates(per_partition).filter((F.col("missing") > 0) | (F.col("duplicated") > 0))
     mm2 = F.broadcast(tenancy.principals.filter(F.col("role") == "mm2")
                       .select(F.col("flow_id"), F.col("principal")))
-    found = per_partition.join(mm2, "flow_id", "left")
+    found = gaps.join(mm2, "flow_id", "left")
     message = F.concat(F.col("target"), F.lit(" topic "), F.col("remote_topic"), F.lit(" partition "),
                        F.col("partition").cast("string"), F.lit(": "), F.col("missing").cast("string"),
                        F.lit(" record(s) of "), F.col("source"), F.lit(" topic "), F.col("source_topic"),
                        F.lit(" missing, "), F.col("duplicated").cast("string"),
-                       F.lit(" duplicated in the scanned window"))
+                       F.lit(" duplicated in the scanned window; flow "), F.col("flow_id"), F.lit(": "),
+                       percent(F.col("flow.missing_rate")), F.lit(" missing, "),
+                       percent(F.col("flow.duplicated_rate")), F.lit(" duplicated of "),
+                       F.col("flow.source_records").cast("string"), F.lit(" source records"))
     evidence = F.struct("flow_id", "source", "source_topic", "partition",
                         F.struct("from_ts", "to_ts").alias("window"), "missing", "duplicated", "not_on_source",
-                        "missing_source_offsets", "duplicated_target_offsets")
+                        "missing_source_offsets", "duplicated_target_offsets", "source_records", "flow")
+    severity = F.when(F.col("missing") > 0, F.lit(meta(CHECK_ID).severity)).otherwise(F.lit(duplicates_only()))
     return to_findings(found, CHECK_ID, tenant="tenant", cluster="target", resource_type=F.lit("TOPIC"),
                        resource_name="remote_topic", principal="principal", message=message, evidence=evidence,
-                       reach=NO_REACH)
+                       reach=NO_REACH, severity=severity)
+
+
+def duplicates_only() -> str:
+    """The severity of a partition with duplicates but nothing missing: one level below the catalog's
+    (metadata.yaml), never below info."""
+    severity = meta(CHECK_ID).severity
+    return SEVERITIES[max(0, SEVERITIES.index(severity) - 1)]
+
+
+def with_flow_rates(per_partition: DataFrame) -> DataFrame:
+    """`per_partition` plus `flow`: struct(source_records, missing, duplicated, missing_rate, duplicated_rate,
+    partitions) over every scanned partition of the row's flow (with or without a gap), in the partitions'
+    own windows. A window over the flow, not a join: the partitions are computed once."""
+    flow = Window.partitionBy("flow_id")
+    total = {name: F.sum(name).over(flow) for name in ("source_records", "missing", "duplicated")}
+    rate = {name: F.when(total["source_records"] > 0, total[name] / total["source_records"]).otherwise(F.lit(0.0))
+            for name in ("missing", "duplicated")}
+    return per_partition.withColumn("flow", F.struct(
+        total["source_records"].alias("source_records"), total["missing"].alias("missing"),
+        total["duplicated"].alias("duplicated"), rate["missing"].alias("missing_rate"),
+        rate["duplicated"].alias("duplicated_rate"), F.count(F.lit(1)).over(flow).alias("partitions")))
+
+
+def percent(rate: Column) -> Column:
+    """0.0123 -> '1.2300%': four decimals, so a few duplicates in 100,000 records still show."""
+    return F.concat(F.format_number(rate * 100, 4).cast("string"), F.lit("%"))
