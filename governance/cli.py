@@ -533,6 +533,50 @@ def audit(repo: Path, out: Path, formats: str, fail_on: str, spark_master: str, 
         sys.exit(EXIT_VIOLATIONS)
 
 
+@cli.command()
+@click.argument("tenant")
+@click.option("--from", "source", required=True, metavar="CLUSTER", help="The cluster the consumers run on now.")
+@click.option("--to", "target", required=True, metavar="CLUSTER", help="The cluster they would switch to.")
+@click.option("--group", "groups", multiple=True, help="Check only this consumer group (repeatable).")
+@click.option("--repo", default=".", show_default=True, type=click.Path(path_type=Path),
+              help="The governance repo.")
+@secrets_dir_option
+@click.option("--max-loss", default=0, show_default=True, type=click.IntRange(0),
+              help="Records per partition a switch may lose (not replicated, or skipped by the resume offset).")
+@click.option("--max-reread", default=1000, show_default=True, type=click.IntRange(0),
+              help="Records per partition a switch may re-read.")
+@click.option("--max-checkpoint-age", default=300.0, show_default=True, type=click.FloatRange(0),
+              help="Seconds a checkpoint behind the group on the source may be old.")
+@format_option
+def failover(tenant: str, source: str, target: str, groups: tuple[str, ...], repo: Path, secrets_dir: Path,
+             max_loss: int, max_reread: int, max_checkpoint_age: float, output_format: str) -> None:
+    """Before switching TENANT's consumers from --from to --to: per consumer group and partition of the
+    flow, what a switch now would lose and re-read, from the flow's checkpoints and offset syncs.
+    Exit 0 when every partition is within the limits, 1 when not (the report says which and why).
+    Runbook: docs/failover.md."""
+    import time
+
+    from governance.config import load_inventory
+    from governance.failover.assess import Thresholds, assess, verdict
+    from governance.failover.live import find_flow, gather
+    from governance.kafka.apply import client_config
+    from governance.render import failover as render
+    from governance.secrets.store import DirSecretStore
+
+    inventory = load_inventory(repo)
+    flow = find_flow(inventory, tenant, source, target)
+    store = DirSecretStore(secrets_dir)
+    facts = gather(flow, client_config(source, inventory.clusters[source], store),
+                   client_config(target, inventory.clusters[target], store), groups)
+    limits = Thresholds(max_loss, max_reread, max_checkpoint_age)
+    now_ms = int(time.time() * 1000)
+    reports = [assess(f, now_ms, limits) for f in facts]
+    result = verdict(reports)
+    click.echo((render.as_json if output_format == "json" else render.text)(flow, reports, result, limits), nl=False)
+    if not result.ok:
+        sys.exit(EXIT_VIOLATIONS)
+
+
 @cli.command("import")
 @click.argument("legacy", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--tenant", default="imported", show_default=True, help="Name of the tenant the flows belong to.")

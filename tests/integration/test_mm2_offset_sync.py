@@ -19,6 +19,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from governance.devstack.repo import write_stack_repo
 from governance.errors import RuntimeFailure
+from governance.failover.records import parse_checkpoint
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
 from governance.model.names import flow_id, mm2_flow_topics, mm2_user, scram_secret
@@ -28,7 +29,6 @@ from tests.integration.test_replication_policy import (
     commit_group_offset,
     offset_of,
     paced,
-    parse_checkpoint,
     read_checkpoints,
     wait_for,
 )
@@ -141,7 +141,7 @@ def test_each_flow_checkpoints_and_syncs_its_own_group(two_flows):
         assert flow["heartbeats"].error is None and len(flow["heartbeats"].records) == 1
         # its checkpoints topic carries its own tenant's groups only, never the other flow's
         records = read(two_flows["admin"], flow["topics"].checkpoints, 100, timeout=10).records
-        groups = {parse_checkpoint(r.key, r.value)["group"] for r in records}
+        groups = {parse_checkpoint(r.key, r.value).group for r in records}
         assert groups == {flow["group"]}, groups
 
 

@@ -16,10 +16,10 @@ connectorBaseConfig drops every top-level key that is not a connector config nam
 from __future__ import annotations
 
 import re
-import struct
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ import pytest
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 
 from governance.devstack.repo import write_stack_repo
+from governance.failover.records import parse_checkpoint
 from governance.kafka.admin import admin_client, create_topics, describe_acls
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
@@ -113,21 +114,6 @@ def wait_for(what: str, probe: Callable[[], Any], timeout: float) -> Any:
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
-def kafka_string(data: bytes, at: int) -> tuple[str, int]:
-    (length,) = struct.unpack_from(">h", data, at)
-    return data[at + 2:at + 2 + length].decode(), at + 2 + length
-
-
-def parse_checkpoint(key: bytes, value: bytes) -> dict[str, Any]:
-    """A record of the checkpoints topic (Kafka's Checkpoint: key group/topic/partition; value version 0)."""
-    group, at = kafka_string(key, 0)
-    topic, at = kafka_string(key, at)
-    (partition,) = struct.unpack_from(">i", key, at)
-    version, upstream, downstream = struct.unpack_from(">hqq", value, 0)
-    return {"group": group, "topic": topic, "partition": partition, "version": version,
-            "upstream": upstream, "downstream": downstream}
-
-
 def read_checkpoints(config: dict[str, Any], topic: str, group: str, timeout: float) -> list[dict[str, Any]]:
     consumer = Consumer({**config, "group.id": f"verify-{uuid.uuid4().hex[:8]}", "auto.offset.reset": "earliest",
                          "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 1000})
@@ -138,7 +124,7 @@ def read_checkpoints(config: dict[str, Any], topic: str, group: str, timeout: fl
         while not found and time.monotonic() < deadline:
             message = consumer.poll(1.0)
             if message is not None and message.error() is None:
-                checkpoint = parse_checkpoint(message.key(), message.value())
+                checkpoint = asdict(parse_checkpoint(message.key(), message.value()))
                 if checkpoint["group"] == group:
                     found.append(checkpoint)
     finally:
