@@ -38,6 +38,7 @@ demo: setup
 
 bench: setup
 	$(BIN)/python bench/devstack.py
+	$(BIN)/python bench/replication.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

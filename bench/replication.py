@@ -1,0 +1,517 @@
+"""Benchmark: one flow's replication on the local stack, plain MirrorMaker 2 vs mm2gov at-least-once and exactly-once.
+
+Starts the local stack's two Kafka clusters (SASL_SSL, SCRAM, StandardAuthorizer), applies and generates a
+governance repo with one tenant flow per mm2gov variant (`mm2gov apply` and `mm2gov generate`, as a user runs
+them), then runs three dedicated-mode MirrorMaker 2s on the same records, in the same run:
+
+- plain: Kafka's defaults. The properties file holds only the clusters, their bootstrap servers and security
+  (the stack's admin, a superuser), `source->target.enabled=true`, `source->target.topics=<topic>` and the
+  replication factors of MM2's topics at -1 (the broker's default; Kafka's 2 and 3 cannot be created on the
+  stack's one-node clusters); nothing tuned (one task, as mm2gov's flows);
+- at_least_once: the tenant flow exactly as `mm2gov generate` writes it (`delivery: at_least_once`);
+- exactly_once: the same with `delivery: exactly_once` (KIP-618 transactions on the target).
+
+Each run uses fresh topics (`--partitions`, default 6): `--records` records of `--value-bytes` random bytes
+(keys `b<run>-<n>`) are written to the source before MM2 starts (a backlog), MM2 is started and a consumer on
+the target measures the time from the first to the last backlog record arriving: records/s and MB/s (of key +
+value bytes). With MM2 caught up, a paced producer writes `--latency-rate` records/s for `--latency-seconds`;
+the consumer takes each record's receive time minus its CreateTime (MM2 keeps the source timestamp): p50, p99,
+max. Every consumer reads with isolation.level=read_committed (librdkafka's default; for exactly-once a record
+is visible when MM2's transaction commits, which is the cost measured). Every run's target must hold exactly
+the source's records: same count, same order-independent digest of every key and value.
+
+Warm-up: one round of every variant on a third of the backlog (not counted), then `--runs` rounds, the order
+rotated each round so that no variant always goes first; each run is printed, then the median per variant, its
+ratio to plain MM2, and the cores the machine spent during the throughput phase (MM2, the two brokers, this
+process, and everything else: other users of the machine skew the figures).
+Target: at-least-once within 10% of plain MM2's throughput.
+
+Usage: python bench/replication.py [--records 300000] [--value-bytes 512] [--partitions 6] [--runs 2]
+       [--latency-rate 2000] [--latency-seconds 15] [--variants plain,at_least_once,exactly_once] [--format json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
+
+import javaproperties  # noqa: E402
+import yaml  # noqa: E402
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
+
+from governance.devstack.process import group_members, tail  # noqa: E402
+from governance.devstack.repo import tenant_yaml  # noqa: E402
+from governance.devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
+from governance.kafka.admin import admin_client, create_topics  # noqa: E402
+from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, flow_id, remote_name  # noqa: E402
+
+SOURCE, TARGET = "source", "target"
+PLAIN = "plain"
+VARIANTS = {PLAIN: None, "at_least_once": "at_least_once", "exactly_once": "exactly_once"}  # name -> delivery
+TENANTS = {"at_least_once": "benchalo", "exactly_once": "bencheos"}
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# Kafka's defaults are 2 (remote topics) and 3 (MM2's and Connect's own topics): the stack's brokers are single
+# nodes, where those topics cannot be created and MM2's herders exit. -1 is the broker's default (1), as mm2gov's.
+REPLICATION_FACTORS = ("replication.factor", "offset-syncs.topic.replication.factor",
+                       "checkpoints.topic.replication.factor", "heartbeats.topic.replication.factor",
+                       "offset.storage.replication.factor", "config.storage.replication.factor",
+                       "status.storage.replication.factor")
+TARGET_PCT = 10  # at-least-once's throughput within this many percent of plain MM2's
+
+
+# -- records -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Records:
+    """What was written to a source topic: count, key + value bytes, and an order-independent digest."""
+
+    count: int = 0
+    size: int = 0
+    digest: int = 0
+
+    def add(self, key: bytes, value: bytes) -> None:
+        self.count += 1
+        self.size += len(key) + len(value)
+        self.digest = (self.digest + record_hash(key, value)) % 2**64
+
+
+def record_hash(key: bytes, value: bytes) -> int:
+    """A record's 64-bit hash; summed over a topic, a lost, doubled or altered record changes the sum."""
+    return int.from_bytes(hashlib.blake2b(len(key).to_bytes(4, "big") + key + value, digest_size=8).digest(), "big")
+
+
+def make_records(prefix: str, count: int, value_bytes: int, seed: int) -> list[tuple[bytes, bytes]]:
+    rng = random.Random(seed)
+    return [(f"{prefix}{i}".encode(), rng.randbytes(value_bytes)) for i in range(count)]
+
+
+def new_producer(config: dict[str, Any], **settings: Any) -> Producer:
+    return Producer({**config, "queue.buffering.max.messages": 500_000, **settings})
+
+
+def produce_one(producer: Producer, topic: str, key: bytes, value: bytes, partition: int) -> None:
+    while True:
+        try:
+            producer.produce(topic, key=key, value=value, partition=partition)
+            return
+        except BufferError:
+            producer.poll(0.05)
+
+
+def fill(config: dict[str, Any], topic: str, records: list[tuple[bytes, bytes]], partitions: int) -> Records:
+    """The backlog, written before MM2 starts (batched for speed: MM2 reads it the same way whatever the batches)."""
+    producer = new_producer(config, **{"linger.ms": 20, "batch.size": 1_000_000, "acks": "all"})
+    written = Records()
+    for i, (key, value) in enumerate(records):
+        produce_one(producer, topic, key, value, i % partitions)
+        written.add(key, value)
+        if i % 10_000 == 0:
+            producer.poll(0)
+    if producer.flush(120) != 0:
+        raise SystemExit(f"could not write the backlog to {topic}")
+    return written
+
+
+def paced(config: dict[str, Any], topic: str, records: list[tuple[bytes, bytes]], partitions: int,
+          rate: int) -> Records:
+    """Fresh records at `rate` per second (librdkafka's default linger), each stamped when produced."""
+    producer = new_producer(config, **{"acks": "all"})
+    written = Records()
+    began = time.monotonic()
+    for i, (key, value) in enumerate(records):
+        due = began + i / rate
+        if (wait := due - time.monotonic()) > 0:
+            time.sleep(wait)
+        produce_one(producer, topic, key, value, i % partitions)
+        written.add(key, value)
+        producer.poll(0)
+    if producer.flush(60) != 0:
+        raise SystemExit(f"could not write the paced records to {topic}")
+    return written
+
+
+# -- the target side ---------------------------------------------------------------------------
+
+
+class TargetReader(threading.Thread):
+    """Reads a remote topic from its first offset, read_committed, while MM2 fills it: when the first and the
+    last backlog record arrived, each paced record's latency, and what it received (count, size, digest)."""
+
+    def __init__(self, config: dict[str, Any], topic: str, partitions: int, backlog: int) -> None:
+        super().__init__(daemon=True)
+        self.config, self.topic, self.partitions, self.backlog = config, topic, partitions, backlog
+        self.received = Records()
+        self.backlog_seen = 0
+        self.first: float | None = None  # monotonic time of the first backlog record's arrival
+        self.last: float | None = None
+        self.latencies_ms: list[float] = []
+        self.error: str | None = None
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        consumer = Consumer({**self.config, "group.id": f"bench-{self.topic}", "enable.auto.commit": False,
+                             "isolation.level": "read_committed", "fetch.max.bytes": 52_428_800})
+        try:
+            while not self.stopping.is_set():  # MM2 creates the remote topic: assign as soon as it is there
+                meta = consumer.list_topics(self.topic, timeout=5).topics.get(self.topic)
+                if meta is not None and meta.error is None and len(meta.partitions) == self.partitions:
+                    break
+                time.sleep(0.05)
+            consumer.assign([TopicPartition(self.topic, p, OFFSET_BEGINNING) for p in range(self.partitions)])
+            while not self.stopping.is_set():
+                # what is fetched already, else block for the next record: consume(n, timeout) with a timeout
+                # waits for n records or the timeout, which would add up to the timeout to every latency
+                messages = consumer.consume(10_000, timeout=0) or [m for m in [consumer.poll(0.2)] if m]
+                now, wall_ms = time.monotonic(), time.time() * 1000
+                for message in messages:
+                    if message.error():
+                        self.error = str(message.error())
+                        continue
+                    key, value = message.key(), message.value()
+                    self.received.add(key, value)
+                    if key.startswith(b"b"):
+                        self.backlog_seen += 1
+                        self.first = self.first or now
+                        if self.backlog_seen == self.backlog:
+                            self.last = now
+                    else:
+                        self.latencies_ms.append(wall_ms - message.timestamp()[1])
+        finally:
+            consumer.close()
+
+    def wait(self, done: Callable[[], bool], what: str, log: Path, stalled: float = 120) -> None:
+        """Until `done()`; fail with MM2's log tail when no record arrived for `stalled` seconds."""
+        seen, since = -1, time.monotonic()
+        while not done():
+            if self.received.count != seen:
+                seen, since = self.received.count, time.monotonic()
+            if time.monotonic() - since > stalled or not self.is_alive():
+                raise SystemExit(f"no progress for {stalled:.0f} s waiting for {what} on {self.topic} ({seen} "
+                                 f"records there; {self.error or 'no read error'}); MM2's log:\n{tail(log, 40)}")
+            time.sleep(0.02)
+
+
+# -- CPU ---------------------------------------------------------------------------------------
+
+
+def group_cpu_seconds(pid: int) -> float:
+    """User + system CPU of the live processes in `pid`'s process group (a JVM)."""
+    total = 0
+    for member in group_members(pid) or [pid]:
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(") ", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLOCK_TICKS
+
+
+def machine_busy_seconds() -> float:
+    """CPU time all cores spent not idle (every process, ours and anyone else's)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / CLOCK_TICKS  # user..steal minus idle, iowait
+
+
+@dataclass
+class CpuSample:
+    sides: dict[str, float]
+    machine: float
+    at: float
+
+
+def cpu_sample(stack: Stack, mm2_pid: int | None) -> CpuSample:
+    sides = {"mm2": group_cpu_seconds(mm2_pid) if mm2_pid else 0.0,
+             "brokers": sum(group_cpu_seconds(k.process.pid) for k in stack.kafka.values()),
+             "bench": sum(os.times()[:2])}
+    return CpuSample(sides, machine_busy_seconds(), time.monotonic())
+
+
+def cores_busy(before: CpuSample, after: CpuSample) -> dict[str, float]:
+    """Cores each side kept busy between two samples; `other` is every other process on the machine."""
+    wall = after.at - before.at
+    busy = {side: (after.sides[side] - before.sides[side]) / wall for side in before.sides}
+    busy["other"] = max(0.0, (after.machine - before.machine) / wall - sum(busy.values()))
+    return busy
+
+
+# -- variants ----------------------------------------------------------------------------------
+
+
+def plain_properties(stack: Stack, secrets: Path, topic: str) -> str:
+    """Kafka's defaults: clusters, bootstrap, security (the stack's admin, read from the secret store by
+    DirectoryConfigProvider) and the one topic; nothing else."""
+    props = {"clusters": f"{SOURCE},{TARGET}", "config.providers": "dir",
+             "config.providers.dir.class": "org.apache.kafka.common.config.provider.DirectoryConfigProvider"}
+    for alias in (SOURCE, TARGET):
+        password = f"${{dir:{secrets}/{alias}-admin:{PASSWORD_KEY}}}"  # export_secret_store's layout
+        props |= {
+            f"{alias}.bootstrap.servers": stack.kafka[alias].bootstrap_servers,
+            f"{alias}.security.protocol": "SASL_SSL",
+            f"{alias}.sasl.mechanism": "SCRAM-SHA-512",
+            f"{alias}.sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                                         f'username="admin" password="{password}";',
+            f"{alias}.ssl.truststore.type": "PEM",
+            f"{alias}.ssl.truststore.location": str(secrets / CA_SECRET_NAME / CA_CERT_KEY),
+        }
+    props |= {f"{SOURCE}->{TARGET}.enabled": "true", f"{SOURCE}->{TARGET}.topics": topic}
+    return javaproperties.dumps(props | dict.fromkeys(REPLICATION_FACTORS, "-1"), timestamp=False)
+
+
+def cli(*args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "governance", "--log-level", "warning", *args],
+                          capture_output=True, text=True, cwd=REPO_ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"mm2gov {args[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+
+
+def governed_flows(stack: Stack, root: Path, secrets: Path, variants: list[str]) -> dict[str, Path]:
+    """One tenant per mm2gov variant, its flow's `delivery` set; `mm2gov apply` grants, `mm2gov generate`
+    writes the MM2 files: the variant -> its generated properties file."""
+    repo, out = root / "repo", root / "out"
+    (repo / "tenants").mkdir(parents=True)
+    (repo / "clusters.yaml").write_text(stack.governance_clusters())
+    governed = [v for v in variants if VARIANTS[v]]
+    for variant in governed:
+        tenant = yaml.safe_load(tenant_yaml(TENANTS[variant], SOURCE, TARGET))
+        tenant["flows"][0]["delivery"] = VARIANTS[variant]
+        (repo / "tenants" / f"{TENANTS[variant]}.yaml").write_text(yaml.safe_dump(tenant, sort_keys=False))
+    if governed:
+        cli("apply", str(repo), "--secrets-dir", str(secrets))
+        cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
+    return {v: out / "mm2" / f"{flow_id(TENANTS[v], SOURCE, TARGET)}.properties" for v in governed}
+
+
+@dataclass
+class Run:
+    variant: str
+    label: str
+    records: int
+    size: int
+    seconds: float  # first to last backlog record on the target
+    startup: float  # MM2 process start to the first record on the target
+    latencies_ms: list[float] = field(default_factory=list, repr=False)
+    cores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.records / self.seconds
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.size / self.seconds / 1e6
+
+
+@dataclass
+class Options:
+    records: int
+    value_bytes: int
+    partitions: int
+    latency_rate: int
+    latency_seconds: float
+
+
+def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, backlog_records: int,
+             secrets: Path, generated: dict[str, Path], root: Path, latency: bool) -> Run:
+    """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target."""
+    source, target = stack.kafka[SOURCE], stack.kafka[TARGET]
+    topic = f"bench-plain-{label}" if variant == PLAIN else f"{TENANTS[variant]}.{label}"
+    remote = remote_name("default", SOURCE, topic)
+    create_topics(admin_client(source.admin_config()), [topic], partitions=opts.partitions)
+    backlog = make_records(f"b{label}-", backlog_records, opts.value_bytes, seed)
+    written = fill(source.admin_config(), topic, backlog, opts.partitions)
+    if variant == PLAIN:
+        properties = root / f"plain-{label}.properties"
+        properties.write_text(plain_properties(stack, secrets, topic))
+    else:
+        properties = generated[variant]
+    name = f"{variant}-{label}"
+    reader = TargetReader(target.admin_config(), remote, opts.partitions, backlog_records)
+    reader.start()
+    started = time.monotonic()
+    try:
+        mm2 = stack.start_mirrormaker(name, properties)
+        before = cpu_sample(stack, mm2.process.pid if mm2.process else None)
+        reader.wait(lambda: reader.last is not None, "the backlog", mm2.log_path)
+        cores = cores_busy(before, cpu_sample(stack, mm2.process.pid if mm2.process else None))
+        latencies: list[float] = []
+        if latency:
+            fresh = make_records(f"l{label}-", int(opts.latency_rate * opts.latency_seconds), opts.value_bytes,
+                                 seed + 1)
+            sent = paced(source.admin_config(), topic, fresh, opts.partitions, opts.latency_rate)
+            reader.wait(lambda: len(reader.latencies_ms) >= sent.count, "the paced records", mm2.log_path)
+            latencies = list(reader.latencies_ms)
+            written = Records(written.count + sent.count, written.size + sent.size,
+                              (written.digest + sent.digest) % 2**64)
+        time.sleep(1)  # anything MM2 would still copy (a duplicate) arrives and is counted
+    finally:
+        if name in stack.mirrormakers:
+            stack.stop_mirrormaker(name)
+        reader.stopping.set()
+        reader.join(30)
+    got = reader.received
+    if (got.count, got.digest) != (written.count, written.digest) or reader.error:
+        raise SystemExit(f"{variant} run {label}: the target holds {got.count} records (digest {got.digest:016x}), "
+                         f"the source {written.count} ({written.digest:016x}); {reader.error or 'no read error'}")
+    for cluster, name in ((source, topic), (target, remote)):  # keep the brokers' disks and caches small
+        admin = admin_client(cluster.admin_config())
+        admin.delete_topics([name])[name].result(60)
+    assert reader.first is not None and reader.last is not None
+    return Run(variant, label, backlog_records, sum(len(k) + len(v) for k, v in backlog),
+               reader.last - reader.first, reader.first - started, latencies, cores)
+
+
+# -- report ------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def summary(runs: list[Run], variants: list[str]) -> dict[str, Any]:
+    table: dict[str, Any] = {}
+    for variant in variants:
+        mine = [r for r in runs if r.variant == variant]
+        latencies = [ms for r in mine for ms in r.latencies_ms]
+        cores = {side: statistics.median(r.cores[side] for r in mine) for side in mine[0].cores}
+        table[variant] = {
+            "records_per_s": statistics.median(r.rate for r in mine),
+            "mb_per_s": statistics.median(r.mb_per_s for r in mine),
+            "startup_s": statistics.median(r.startup for r in mine),
+            "latency_ms": {"p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99),
+                           "max": max(latencies), "records": len(latencies)},
+            "cores_busy": cores,
+        }
+    if PLAIN in table:
+        for row in table.values():
+            row["throughput_vs_plain"] = row["records_per_s"] / table[PLAIN]["records_per_s"]
+            row["p50_vs_plain"] = row["latency_ms"]["p50"] / table[PLAIN]["latency_ms"]["p50"]
+            row["p99_vs_plain"] = row["latency_ms"]["p99"] / table[PLAIN]["latency_ms"]["p99"]
+    return table
+
+
+def exactly_once_cost(table: dict[str, Any]) -> str | None:
+    """What exactly-once costs in this run, against plain MM2 and against at-least-once."""
+    if "exactly_once" not in table or "at_least_once" not in table:
+        return None
+    eos, alo = table["exactly_once"], table["at_least_once"]
+    lines = [f"exactly-once's cost: {eos['records_per_s'] / alo['records_per_s']:.0%} of at-least-once's throughput"
+             + (f" ({eos['throughput_vs_plain']:.0%} of plain's)" if "throughput_vs_plain" in eos else "")]
+    lines.append(f"latency p50 {eos['latency_ms']['p50'] - alo['latency_ms']['p50']:+.1f} ms, "
+                 f"p99 {eos['latency_ms']['p99'] - alo['latency_ms']['p99']:+.1f} ms against at-least-once "
+                 "(records visible at MM2's transaction commit)")
+    return ", ".join(lines)
+
+
+def verdict(table: dict[str, Any]) -> str:
+    if PLAIN not in table or "at_least_once" not in table:
+        return "target not evaluated: needs both plain and at_least_once"
+    ratio = table["at_least_once"]["throughput_vs_plain"]
+    met = ratio >= 1 - TARGET_PCT / 100
+    return (f"target: at-least-once within {TARGET_PCT}% of plain MM2's throughput -> {ratio:.0%} of plain in "
+            f"this run ({'met' if met else 'MISSED'})")
+
+
+def print_text(runs: list[Run], table: dict[str, Any], opts: Options) -> None:
+    print(f"\nruns ({opts.records} records of {opts.value_bytes} B, {opts.partitions} partitions; latency: "
+          f"{opts.latency_rate} records/s for {opts.latency_seconds:g} s):")
+    for r in runs:
+        busy = ", ".join(f"{side} {value:.2f}" for side, value in r.cores.items())
+        lat = (f"p50 {percentile(r.latencies_ms, .5):7.1f} p99 {percentile(r.latencies_ms, .99):7.1f} ms"
+               if r.latencies_ms else "(no latency phase)")
+        print(f"  {r.variant:<14} {r.label:<4} {r.seconds:6.2f} s {r.rate:>9,.0f} records/s {r.mb_per_s:6.1f} MB/s"
+              f"  startup {r.startup:5.1f} s  {lat}  cores: {busy}")
+    print(f"\nmedian of {len([r for r in runs if r.variant == runs[0].variant])} runs per variant "
+          "(latency over all of a variant's paced records):")
+    print(f"  {'variant':<14} {'records/s':>10} {'MB/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
+          f"{'thr/plain':>9} {'p50/plain':>9} {'p99/plain':>9}  cores busy in the throughput phase")
+    for variant, row in table.items():
+        lat = row["latency_ms"]
+        busy = ", ".join(f"{side} {value:.2f}" for side, value in row["cores_busy"].items())
+        ratios = (f"{row['throughput_vs_plain']:>9.2f} {row['p50_vs_plain']:>9.2f} {row['p99_vs_plain']:>9.2f}"
+                  if "throughput_vs_plain" in row else f"{'-':>9} {'-':>9} {'-':>9}")
+        print(f"  {variant:<14} {row['records_per_s']:>10,.0f} {row['mb_per_s']:>7.1f} {lat['p50']:>8.1f} "
+              f"{lat['p99']:>8.1f} {lat['max']:>8.1f} {ratios}  {busy}")
+    other = max(row["cores_busy"]["other"] for row in table.values())
+    print(f"  (the machine has {os.cpu_count()} cores; other = every process outside this bench's stack"
+          + (f": up to {other:.2f} cores here, so the figures are skewed by them" if other >= 0.25 else "") + ")")
+    if cost := exactly_once_cost(table):
+        print(cost)
+    print(verdict(table))
+
+
+def run_json(run: Run) -> dict[str, Any]:
+    return {"variant": run.variant, "label": run.label, "records": run.records, "bytes": run.size,
+            "seconds": run.seconds, "startup_s": run.startup, "records_per_s": run.rate, "mb_per_s": run.mb_per_s,
+            "latency_ms": {"p50": percentile(run.latencies_ms, .5), "p99": percentile(run.latencies_ms, .99),
+                           "max": max(run.latencies_ms), "records": len(run.latencies_ms)},
+            "cores_busy": run.cores}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=300_000, help="backlog records per run")
+    parser.add_argument("--value-bytes", type=int, default=512)
+    parser.add_argument("--partitions", type=int, default=6)
+    parser.add_argument("--runs", type=int, default=2, help="timed runs per variant (after one warm-up each)")
+    parser.add_argument("--latency-rate", type=int, default=2000, help="paced records per second")
+    parser.add_argument("--latency-seconds", type=float, default=15)
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--format", choices=["text", "json"], default="text")
+    args = parser.parse_args()
+    variants = args.variants.split(",")
+    if unknown := set(variants) - set(VARIANTS):
+        parser.error(f"unknown variant(s): {', '.join(sorted(unknown))}")
+    opts = Options(args.records, args.value_bytes, args.partitions, args.latency_rate, args.latency_seconds)
+    text = args.format == "text"
+    runs: list[Run] = []
+    with tempfile.TemporaryDirectory(prefix="mm2gov-bench-replication-") as tmp:
+        root = Path(tmp)
+        stack = Stack(StackSpec(run_dir=root / "stack", components=("kafka",))).up()
+        try:
+            secrets = root / "secrets"
+            stack.export_secret_store(secrets)
+            generated = governed_flows(stack, root, secrets, variants)
+            for round_ in range(args.runs + 1):
+                order = variants[round_ % len(variants):] + variants[:round_ % len(variants)]
+                for variant in order:
+                    warm = round_ == 0
+                    label = "w" if warm else f"r{round_}"
+                    run = run_once(stack, variant, label, seed=round_ * 1000, opts=opts,
+                                   backlog_records=max(1, args.records // 3) if warm else args.records,
+                                   secrets=secrets, generated=generated, root=root, latency=not warm)
+                    if text:
+                        print(f"{'warm-up' if warm else 'run ' + str(round_)}: {variant:<14} {run.rate:>9,.0f} "
+                              f"records/s", flush=True)
+                    if not warm:
+                        runs.append(run)
+        finally:
+            stack.down()
+    table = summary(runs, variants)
+    if text:
+        print_text(runs, table, opts)
+    else:
+        print(json.dumps({"options": asdict(opts), "cores": os.cpu_count(), "runs": [run_json(r) for r in runs],
+                          "variants": table, "exactly_once_cost": exactly_once_cost(table),
+                          "verdict": verdict(table)}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
