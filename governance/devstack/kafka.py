@@ -74,6 +74,11 @@ class KafkaCluster:
     mtls_port: int = 0
     node_id: int = 1
     process: ManagedProcess | None = None
+    distribution: tools.KafkaDistribution | None = None  # None: the pinned 4.x; tools.kafka3() for an older broker
+
+    @property
+    def dist(self) -> tools.KafkaDistribution:
+        return self.distribution or tools.kafka()
 
     @property
     def home(self) -> Path:
@@ -173,7 +178,7 @@ class KafkaCluster:
             self._format_storage()
 
     def _java(self, main_class: str, *args: str) -> list[str]:
-        dist = tools.kafka()
+        dist = self.dist
         return [
             str(tools.java()), *JVM_OPTS,
             f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
@@ -196,7 +201,7 @@ class KafkaCluster:
 
     def start(self, timeout: float = 90) -> None:
         tools.java()  # fail early, in one line, if Java is missing or too old
-        tools.kafka()
+        self.dist  # noqa: B018 - and if the Kafka jars are missing
         ensure_port_free(self.port, f"kafka-{self.name}")
         ensure_port_free(self.controller_port, f"kafka-{self.name} controller")
         if self.mtls_port:

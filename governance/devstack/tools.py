@@ -40,6 +40,7 @@ __all__ = [
     "java_major_version",
     "jmx_exporter_agent",
     "kafka",
+    "kafka3",
     "kube_apiserver",
     "kustomize",
     "opa",
@@ -71,6 +72,15 @@ def kafka() -> KafkaDistribution:
     home = cache_dir() / f"kafka-{version}"
     if not (home / ".complete").is_file():
         raise MissingTool(f"Kafka {version} jars not found in {home}: {setup_hint('kafka.sh')}")
+    return KafkaDistribution(version, home / "libs")
+
+
+def kafka3() -> KafkaDistribution:
+    """The older broker (KAFKA3_VERSION, the last 3.x release) the broker-compatibility test runs as a source."""
+    version = versions()["KAFKA3_VERSION"]
+    home = cache_dir() / f"kafka-3.x-{version}"
+    if not (home / ".complete").is_file():
+        raise MissingTool(f"Kafka {version} (older broker) jars not found in {home}: {setup_hint('kafka3.sh')}")
     return KafkaDistribution(version, home / "libs")
 
 

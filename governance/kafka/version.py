@@ -1,0 +1,346 @@
+"""Broker compatibility: can the pinned MirrorMaker 2 (Kafka 4.x clients) serve a flow's clusters?
+
+Kafka 4.x clients no longer speak the protocol versions KIP-896 removed, so a broker whose newest
+version of an API MM2 needs is below the client's oldest is unusable, and the failure would only show
+once MM2 runs. This module reads each broker's ApiVersions (and the finalized features it reports,
+such as metadata.version) before apply changes anything, and refuses the pair in one line.
+
+The edge (`read_cluster`) sends one ApiVersions request by hand. Why not something else:
+confluent-kafka keeps ApiVersions inside librdkafka; Kafka's `BrokerApiVersionsCommand` would need a
+JVM per cluster and a properties file holding the admin password, and prints no features. ApiVersions
+is answered before SASL authentication (KIP-43), so this check sends no credential at all: TLS with
+the cluster's CA only. The verdict (`judge`, `flow_verdicts`) is pure.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import ssl
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from governance.errors import RuntimeFailure
+
+
+@dataclass(frozen=True)
+class Api:
+    """One API the pinned MM2's clients send: its key, name, the oldest and newest version the
+    Kafka 4.3.1 client speaks (`*RequestData.LOWEST/HIGHEST_SUPPORTED_VERSION` in kafka-clients),
+    and the broker release that first answered that oldest version."""
+
+    key: int
+    name: str
+    oldest: int
+    newest: int
+    since: str
+
+
+# The APIs MM2 (dedicated mode) sends, read from kafka-clients-4.3.1.jar with javap; `since` is the
+# Kafka release that introduced `oldest` (the protocol guide). OffsetForLeaderEpoch v2 (KIP-320, 2.1)
+# is the newest of these floors, hence the 2.1 minimum that KIP-896 / KIP-1124 state.
+APIS: tuple[Api, ...] = (
+    Api(0, "Produce", 3, 13, "0.11"),
+    Api(1, "Fetch", 4, 18, "0.11"),
+    Api(2, "ListOffsets", 1, 11, "0.10.1"),
+    Api(3, "Metadata", 0, 13, "0.8"),
+    Api(8, "OffsetCommit", 2, 10, "0.9"),
+    Api(9, "OffsetFetch", 1, 10, "0.8.2"),
+    Api(10, "FindCoordinator", 0, 6, "0.8.2"),
+    Api(11, "JoinGroup", 0, 9, "0.9"),
+    Api(12, "Heartbeat", 0, 4, "0.9"),
+    Api(14, "SyncGroup", 0, 5, "0.9"),
+    Api(15, "DescribeGroups", 0, 6, "0.9"),
+    Api(16, "ListGroups", 0, 5, "0.9"),
+    Api(17, "SaslHandshake", 0, 1, "0.10"),
+    Api(18, "ApiVersions", 0, 4, "0.10"),
+    Api(19, "CreateTopics", 2, 7, "1.0"),
+    Api(22, "InitProducerId", 0, 6, "0.11"),
+    Api(23, "OffsetForLeaderEpoch", 2, 4, "2.1"),
+    Api(24, "AddPartitionsToTxn", 0, 5, "0.11"),
+    Api(26, "EndTxn", 0, 5, "0.11"),
+    Api(28, "TxnOffsetCommit", 0, 5, "0.11"),
+    Api(29, "DescribeAcls", 1, 3, "2.0"),
+    Api(32, "DescribeConfigs", 1, 4, "1.1"),
+    Api(36, "SaslAuthenticate", 0, 2, "1.0"),
+    Api(37, "CreatePartitions", 0, 3, "1.0"),
+)
+# Both ends: connection, metadata and consumption (MM2 reads the source's records, and in dedicated mode
+# its Connect workers read their config/offset/status topics and the offset syncs back on the target).
+# The source: admin reads of groups, configs and ACLs. The target: the (transactional) producer, topic
+# creation and the group offset sync. (Topic config sync's IncrementalAlterConfigs, 2.3, is not required:
+# MM2 falls back to AlterConfigs when the broker lacks it, `use.incremental.alter.configs=requested`.)
+COMMON = frozenset({"ApiVersions", "SaslHandshake", "SaslAuthenticate", "Metadata", "FindCoordinator", "Fetch",
+                    "ListOffsets", "OffsetForLeaderEpoch", "OffsetFetch", "DescribeConfigs"})
+SOURCE = COMMON | {"ListGroups", "DescribeGroups", "DescribeAcls"}
+TARGET = COMMON | {"Produce", "InitProducerId", "AddPartitionsToTxn", "EndTxn", "TxnOffsetCommit", "OffsetCommit",
+                   "CreateTopics", "CreatePartitions", "JoinGroup", "SyncGroup", "Heartbeat", "DescribeGroups"}
+ROLES = {"source": SOURCE, "target": TARGET}
+
+# MetadataVersion feature levels -> names, from Kafka 4.3.1's own enum (org.apache.kafka.server.common.MetadataVersion).
+METADATA_VERSIONS = {7: "3.3-IV3", 8: "3.4-IV0", 9: "3.5-IV0", 10: "3.5-IV1", 11: "3.5-IV2", 12: "3.6-IV0",
+                     13: "3.6-IV1", 14: "3.6-IV2", 15: "3.7-IV0", 16: "3.7-IV1", 17: "3.7-IV2", 18: "3.7-IV3",
+                     19: "3.7-IV4", 20: "3.8-IV0", 21: "3.9-IV0", 22: "4.0-IV0", 23: "4.0-IV1", 24: "4.0-IV2",
+                     25: "4.0-IV3", 26: "4.1-IV0", 27: "4.1-IV1", 28: "4.2-IV0", 29: "4.2-IV1", 30: "4.3-IV0",
+                     31: "4.4-IV0"}
+
+# Test hook: raise (never lower) the oldest version of an API, e.g. "Fetch=99", so that a real broker's
+# answer can be refused. It can only make the check stricter, so it cannot open a hole.
+MINIMUM_OVERRIDE_ENV = "MM2GOV_TEST_RAISE_API_FLOOR"
+
+
+@dataclass(frozen=True)
+class BrokerVersions:
+    """What one broker answered: API key -> (min, max) version, and its finalized features."""
+
+    address: str
+    apis: Mapping[int, tuple[int, int]]
+    features: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One cluster in one role: `problems` empty means the pinned MM2 can serve it."""
+
+    cluster: str
+    role: str
+    version: str
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def line(self) -> str:
+        if self.ok:
+            return f"cluster {self.cluster} ({self.role}): {self.version}, compatible with the pinned MM2"
+        return (f"cluster {self.cluster} ({self.role}, {self.version}) cannot be served by the pinned MM2 "
+                f"(Kafka 4.x clients): {'; '.join(self.problems)}")
+
+
+def minimum_release(apis: Iterable[Api] = APIS, role: str = "source") -> str:
+    """The oldest broker release that answers every API `role` needs at the client's oldest version."""
+    needed = [api.since for api in apis if api.name in ROLES[role]]
+    return max(needed, key=lambda release: tuple(int(part) if part.isdigit() else 1 << 30
+                                                  for part in release.split(".")))
+
+
+def raised(apis: tuple[Api, ...], override: str) -> tuple[Api, ...]:
+    """`apis` with the floors named in `override` ("Name=N,...") raised; a lower N changes nothing."""
+    floors = {name: int(level) for name, _, level in (item.partition("=") for item in override.split(",")) if level}
+    hook = "(unknown: floor raised by the test hook)"
+    return tuple(Api(a.key, a.name, floors[a.name], a.newest, hook) if floors.get(a.name, -1) > a.oldest else a
+                 for a in apis)
+
+
+def required_apis() -> tuple[Api, ...]:
+    override = os.environ.get(MINIMUM_OVERRIDE_ENV, "")
+    return raised(APIS, override) if override else APIS
+
+
+def describe(brokers: Iterable[BrokerVersions]) -> str:
+    """What the cluster is, in words: its metadata.version when it reports one."""
+    levels = {b.features.get("metadata.version") for b in brokers} - {None}
+    if not levels:
+        return "no metadata.version (ZooKeeper-era or pre-3.3 broker)"
+    level = min(lv for lv in levels if lv is not None)
+    known = sorted(METADATA_VERSIONS)
+    name = METADATA_VERSIONS.get(level) or (f"older than {METADATA_VERSIONS[known[0]]}" if level < known[0]
+                                            else f"newer than {METADATA_VERSIONS[known[-1]]}")
+    return f"metadata.version {name} (level {level})"
+
+
+def judge(cluster: str, role: str, brokers: Iterable[BrokerVersions], apis: tuple[Api, ...] = APIS) -> Verdict:
+    """Every broker of `cluster` must answer every API `role` needs within the client's version range."""
+    brokers = list(brokers)
+    problems: list[str] = []
+    too_old = not brokers
+    if not brokers:
+        problems.append("no broker answered ApiVersions")
+    for broker in brokers:
+        for api in apis:
+            if api.name not in ROLES[role]:
+                continue
+            found = broker.apis.get(api.key)
+            if found is None or found[1] < api.oldest:
+                answered = "lacks it" if found is None else f"answers up to v{found[1]}"
+                problems.append(f"broker {broker.address} {answered} for {api.name}, MM2 needs v{api.oldest}+")
+                too_old = True
+            elif found[0] > api.newest:
+                problems.append(f"broker {broker.address} answers {api.name} from v{found[0]}, MM2 speaks up to "
+                                f"v{api.newest}")
+    if too_old:
+        problems.append(f"minimum broker version: Kafka {minimum_release(apis, role)} (KIP-896)")
+    return Verdict(cluster, role, describe(brokers), tuple(problems))
+
+
+def flow_verdicts(flows: Iterable[tuple[str, str]], evidence: Mapping[str, list[BrokerVersions]],
+                  apis: tuple[Api, ...] = APIS) -> list[Verdict]:
+    """One verdict per cluster and role over every (source, target) pair; a cluster in both roles gets two."""
+    flows = list(flows)
+    roles = sorted({(source, "source") for source, _ in flows} | {(target, "target") for _, target in flows})
+    return [judge(cluster, role, evidence.get(cluster, []), apis) for cluster, role in roles]
+
+
+def refusal(verdicts: Iterable[Verdict]) -> str | None:
+    """The message that refuses the run (one line per cluster that cannot be served), or None."""
+    lines = [verdict.line() for verdict in verdicts if not verdict.ok]
+    return "\n".join(lines) or None
+
+
+# -- the edge: one ApiVersions request per broker ------------------------------------------------------
+
+API_VERSIONS_KEY = 18
+UNSUPPORTED_VERSION = 35
+TIMEOUT = 10.0
+
+
+def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+
+
+def _skip_tags(data: bytes, pos: int) -> int:
+    count, pos = _uvarint(data, pos)
+    for _ in range(count):
+        _, pos = _uvarint(data, pos)
+        size, pos = _uvarint(data, pos)
+        pos += size
+    return pos
+
+
+def parse_response(body: bytes, version: int) -> tuple[int, dict[int, tuple[int, int]], dict[str, int]]:
+    """An ApiVersions response body (after the correlation id): error code, API ranges, finalized features.
+
+    A broker that does not speak `version` answers in the v0 layout with UNSUPPORTED_VERSION and its ranges.
+    """
+    (error,) = struct.unpack_from(">h", body, 0)
+    pos, apis, features = 2, {}, {}
+    if version < 3 or error == UNSUPPORTED_VERSION:
+        (count,), pos = struct.unpack_from(">i", body, pos), pos + 4
+        for _ in range(max(count, 0)):
+            key, low, high = struct.unpack_from(">hhh", body, pos)
+            apis[key], pos = (low, high), pos + 6
+        return error, apis, features
+    count, pos = _uvarint(body, pos)
+    for _ in range(count - 1):
+        key, low, high = struct.unpack_from(">hhh", body, pos)
+        apis[key] = (low, high)
+        pos = _skip_tags(body, pos + 6)
+    pos += 4  # throttle_time_ms
+    tags, pos = _uvarint(body, pos)
+    for _ in range(tags):
+        tag, pos = _uvarint(body, pos)
+        size, pos = _uvarint(body, pos)
+        if tag == 2:  # FinalizedFeatures: [name, max_version_level, min_version_level]
+            entries, at = _uvarint(body, pos)
+            for _ in range(entries - 1):
+                length, at = _uvarint(body, at)
+                name = body[at:at + length - 1].decode()
+                (level,) = struct.unpack_from(">h", body, at + length - 1)
+                at = _skip_tags(body, at + length - 1 + 4)
+                features[name] = level
+        pos += size
+    return error, apis, features
+
+
+def _request(version: int, correlation: int) -> bytes:
+    client = b"mm2gov"
+    header = struct.pack(">hhih", API_VERSIONS_KEY, version, correlation, len(client)) + client
+    if version >= 3:  # flexible: header and body tagged fields, client software name and version
+        software = b"mm2gov"
+        header += b"\x00"
+        header += bytes([len(software) + 1]) + software + bytes([2]) + b"1" + b"\x00"
+    return struct.pack(">i", len(header)) + header
+
+
+def _exchange(sock: socket.socket, version: int) -> bytes:
+    sock.sendall(_request(version, version))
+    size_bytes = _recv(sock, 4)
+    (size,) = struct.unpack(">i", size_bytes)
+    return _recv(sock, size)[4:]  # drop the response header (correlation id; ApiVersions uses header v0)
+
+
+def _recv(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise ConnectionError("connection closed (a broker older than 0.10 has no ApiVersions)")
+        data += chunk
+    return data
+
+
+def tls_context(config: Mapping[str, Any]) -> ssl.SSLContext | None:
+    """TLS as the cluster's client config asks (CA inline or as a file); None for a plaintext protocol."""
+    if not str(config.get("security.protocol", "PLAINTEXT")).endswith("SSL"):
+        return None
+    context = ssl.create_default_context(cafile=config.get("ssl.ca.location"), cadata=config.get("ssl.ca.pem"))
+    context.check_hostname = config.get("ssl.endpoint.identification.algorithm", "https") == "https"
+    return context
+
+
+def read_broker(address: str, config: Mapping[str, Any]) -> BrokerVersions:
+    """Ask one broker for its ApiVersions (v3, else the v0 ranges it answers with)."""
+    host, _, port = address.rpartition(":")
+    context = tls_context(config)
+    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as raw:
+        sock = context.wrap_socket(raw, server_hostname=host) if context else raw
+        with sock:
+            error, apis, features = parse_response(_exchange(sock, 3), 3)
+    if error not in (0, UNSUPPORTED_VERSION) or not apis:
+        raise RuntimeFailure(f"broker {address} answered ApiVersions with error {error}")
+    return BrokerVersions(address, apis, features)
+
+
+def read_cluster(alias: str, config: Mapping[str, Any], brokers: Iterable[str]) -> list[BrokerVersions]:
+    """Every broker's versions; an unreachable broker is one RuntimeFailure naming the cluster."""
+    found = []
+    for address in sorted(brokers):
+        try:
+            found.append(read_broker(address, config))
+        except (OSError, ValueError, struct.error) as exc:
+            raise RuntimeFailure(f"cluster {alias}: reading broker {address}'s ApiVersions failed: "
+                                 f"{type(exc).__name__}: {exc}") from None
+    return found
+
+
+def check_flows(pairs: Iterable[tuple[str, str]], configs: Mapping[str, Mapping[str, Any]],
+                brokers: Mapping[str, Iterable[str]]) -> list[Verdict]:
+    """Read every flow cluster's brokers (`brokers`: alias -> host:port from its metadata) and judge each
+    flow pair against the pinned MM2; raises the refusal before anything changes."""
+    pairs = list(pairs)
+    aliases = sorted({alias for pair in pairs for alias in pair})
+    missing = [alias for alias in aliases if alias not in configs or alias not in brokers]
+    if missing:
+        raise RuntimeFailure(f"flow clusters without a client config or metadata: {', '.join(missing)}")
+    evidence = {alias: read_cluster(alias, configs[alias], brokers[alias]) for alias in aliases}
+    verdicts = flow_verdicts(pairs, evidence, required_apis())
+    message = refusal(verdicts)
+    if message:
+        raise RuntimeFailure(message)
+    return verdicts
+
+
+def cluster_report(clusters: Mapping[str, Any], pairs: Iterable[tuple[str, str]], store: Any) -> list[Verdict]:
+    """Every cluster's version and verdict, for `mm2gov doctor --repo`: each flow cluster in its roles, a
+    cluster in no flow in both (it may become one). Unreachable clusters fail as apply would."""
+    from governance.kafka.apply import client_config, cluster_metadata  # apply imports this module
+
+    pairs = list(pairs)
+    roles = {(s, "source") for s, _ in pairs} | {(t, "target") for _, t in pairs}
+    roles |= {(alias, role) for alias in clusters if not any(alias == c for c, _ in roles) for role in ROLES}
+    evidence = {}
+    for alias in sorted(clusters):
+        config = client_config(alias, clusters[alias], store)
+        metadata = cluster_metadata(alias, config)
+        evidence[alias] = read_cluster(alias, config, [f"{b.host}:{b.port}" for b in metadata.brokers.values()])
+    return [judge(alias, role, evidence[alias], required_apis()) for alias, role in sorted(roles)]
