@@ -181,9 +181,16 @@ def validate(repo: Path, output_format: str, fail_on: str, opa_url: str | None) 
               default="text", show_default=True)
 @fail_on_option
 @opa_url_option
-def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str | None) -> None:
-    """Show what a change to REPO does: tenants, flows, principals and the effective-permission
-    diff ("User:x gains READ on cloud topic prefix onprem.payments.public.")."""
+@click.option("--live", is_flag=True,
+              help="Read the source clusters' topics (admin credentials from --secrets-dir) to show which existing "
+                   "topics each changed flow starts or stops replicating.")
+@click.option("--secrets-dir", envvar="MM2GOV_SECRETS_DIR", default="/etc/mm2gov/secrets", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Secret store for --live.")
+def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str | None, live: bool,
+         secrets_dir: Path) -> None:
+    """Show what a change to REPO does: tenants, flows, principals, the effective-permission
+    diff ("User:x gains READ on cloud topic prefix onprem.payments.public.") and, per flow, the topic
+    patterns added and removed (with --live, the existing source topics they start or stop)."""
     from governance.config import load_inventory
     from governance.config.loader import empty_inventory
     from governance.plan.base import materialize_git_base, temporary_dir
@@ -202,11 +209,26 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
             base_inventory = load_inventory(base_dir) if base_dir else empty_inventory(repo)
             base_label = f"{base} (git)" if base_dir else f"{base} (git; {repo} did not exist there)"
         base_decision = session.submit(base_inventory)
-        the_plan = make_plan(base_decision.result(), head_decision.result())
+        base_result, head_result = base_decision.result(), head_decision.result()
+        topics = _source_topics(base_result, head_result, {**base_inventory.clusters, **head.clusters},
+                                secrets_dir) if live else None
+        the_plan = make_plan(base_result, head_result, topics)
     click.echo(render_plan.report(output_format, the_plan, base_label, repo=str(repo), tenants=head.tenants),
                nl=False)
     if at_or_above(the_plan.violations, fail_on):
         sys.exit(EXIT_VIOLATIONS)
+
+
+def _source_topics(base, head, clusters, secrets_dir: Path) -> dict[str, frozenset[str]]:
+    """The topic names on the source of every flow whose patterns change, read with the admin credentials."""
+    from governance.kafka.apply import client_config, cluster_metadata
+    from governance.plan.topics import flow_topic_changes
+    from governance.secrets.store import DirSecretStore
+
+    store = DirSecretStore(secrets_dir)
+    sources = sorted({c.source for c in flow_topic_changes(base.scopes, head.scopes)})
+    return {alias: frozenset(cluster_metadata(alias, client_config(alias, clusters[alias], store)).topics)
+            for alias in sources}
 
 
 # -- generate, apply, drift -------------------------------------------------------------------
@@ -610,16 +632,37 @@ def import_legacy(legacy: Path, tenant: str, out: Path | None) -> None:
 
 @cli.command()
 @format_option
-def doctor(output_format: str) -> None:
+@click.option("--repo", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Also read every cluster of this repo's broker versions and judge them against the pinned MM2.")
+@secrets_dir_option
+def doctor(output_format: str, repo: Path | None, secrets_dir: Path) -> None:
     """List the external tools mm2gov runs (opa, Java, the Kafka client, pyspark, Spark's Kafka
-    jars): where each was found and its version, or the one line that fixes it. Exit 0 when all
+    jars): where each was found and its version, or the one line that fixes it. With --repo, also
+    each cluster's broker version and whether the pinned MM2 can serve it. Exit 0 when all
     are found, 3 otherwise. Overrides: MM2GOV_OPA, JAVA_HOME, MM2GOV_SPARK_KAFKA_JARS, MM2GOV_CACHE."""
     from governance.render import doctor as render_doctor
     from governance.tools import check_tools
 
     statuses = check_tools()
-    click.echo(render_doctor.as_json(statuses) if output_format == "json" else render_doctor.text(statuses))
-    if not render_doctor.all_found(statuses):
+    verdicts = []
+    if repo is not None:  # broker versions (issue 16): every cluster, judged in the roles its flows give it
+        from governance.config import load_inventory
+        from governance.kafka.version import cluster_report
+        from governance.secrets.store import DirSecretStore
+
+        inventory = load_inventory(repo)
+        pairs = [(f.source, f.target) for tenant in inventory.tenants.values() for f in tenant.flows]
+        verdicts = cluster_report(inventory.clusters, pairs, DirSecretStore(secrets_dir))
+    if output_format == "json":
+        tools_json = render_doctor.as_json(statuses)
+        click.echo(tools_json if repo is None else json.dumps(
+            {"tools": json.loads(tools_json), "clusters": [
+                {"cluster": v.cluster, "role": v.role, "version": v.version, "ok": v.ok, "problems": list(v.problems)}
+                for v in verdicts]}, indent=2))
+    else:
+        click.echo(render_doctor.text(statuses))
+        click.echo("".join(f"{'ok  ' if v.ok else 'FAIL'} {v.line()}\n" for v in verdicts), nl=False)
+    if not render_doctor.all_found(statuses) or not all(v.ok for v in verdicts):
         sys.exit(EXIT_RUNTIME)
 
 

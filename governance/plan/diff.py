@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from governance.compile.acls import desired_bindings
 from governance.model.acl import AclBinding
+from governance.plan.topics import FlowTopics, flow_topic_changes
 from governance.policy.engine import Decision, Violation
 
 
@@ -30,6 +31,7 @@ class Plan:
     tenants_changed: list[str] = field(default_factory=list)
     flows_added: list[dict[str, str]] = field(default_factory=list)
     flows_removed: list[dict[str, str]] = field(default_factory=list)
+    flow_topics: list[FlowTopics] = field(default_factory=list)  # patterns and topics a flow starts or stops
     principals_added: list[dict[str, str]] = field(default_factory=list)
     principals_removed: list[dict[str, str]] = field(default_factory=list)
     permissions_gained: list[PermissionChange] = field(default_factory=list)
@@ -40,14 +42,15 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any((self.tenants_added, self.tenants_removed, self.tenants_changed, self.flows_added,
-                    self.flows_removed, self.principals_added, self.principals_removed,
+                    self.flows_removed, self.flow_topics, self.principals_added, self.principals_removed,
                     self.permissions_gained, self.permissions_lost))
 
     def to_record(self) -> dict[str, Any]:
         return {
             "tenants": {"added": self.tenants_added, "removed": self.tenants_removed,
                         "changed": self.tenants_changed},
-            "flows": {"added": self.flows_added, "removed": self.flows_removed},
+            "flows": {"added": self.flows_added, "removed": self.flows_removed,
+                      "topics": [c.to_record() for c in self.flow_topics]},
             "principals": {"added": self.principals_added, "removed": self.principals_removed},
             "permissions": {"gained": [c.to_record() for c in self.permissions_gained],
                             "lost": [c.to_record() for c in self.permissions_lost]},
@@ -76,7 +79,8 @@ def _principals(scopes: dict[str, Any]) -> set[tuple[str, str]]:
     return {(t, p["name"]) for t, s in scopes.items() for p in s["principals"]}
 
 
-def make_plan(base: Decision, head: Decision) -> Plan:
+def make_plan(base: Decision, head: Decision, source_topics: dict[str, frozenset[str]] | None = None) -> Plan:
+    """`source_topics` (source alias -> topic names, read live) adds which existing topics flows start or stop."""
     base_flows, head_flows = _flows(base.scopes), _flows(head.scopes)
     gained, lost = permission_diff(base, head)
     shared = set(base.scopes) & set(head.scopes)
@@ -87,6 +91,7 @@ def make_plan(base: Decision, head: Decision) -> Plan:
         tenants_changed=sorted(t for t in shared if base.scopes[t] != head.scopes[t]),
         flows_added=[head_flows[f] for f in sorted(set(head_flows) - set(base_flows))],
         flows_removed=[base_flows[f] for f in sorted(set(base_flows) - set(head_flows))],
+        flow_topics=flow_topic_changes(base.scopes, head.scopes, source_topics),
         principals_added=[{"tenant": t, "principal": p}
                           for t, p in sorted(_principals(head.scopes) - _principals(base.scopes))],
         principals_removed=[{"tenant": t, "principal": p}

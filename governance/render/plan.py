@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from governance.plan.diff import PermissionChange, Plan
+from governance.plan.topics import ADDED, REMOVED, FlowTopics
 from governance.render import violations as render_violations
 from governance.render.violations import md_cell
 
@@ -21,6 +23,43 @@ def grouped(changes: list[PermissionChange]) -> list[tuple[str, str, str, str, l
     return [(*key, sorted(ops)) for key, ops in sorted(groups.items())]
 
 
+KEPT = ("stay on {target} with their data and are no longer updated (mm2gov never deletes topics)")
+ROLLOUT = ("To take effect: `mm2gov apply` and `mm2gov generate`, then restart each changed flow's dedicated MM2 "
+           "with its regenerated properties (it resumes from its committed offsets; for a second or so it runs its "
+           "stored task configs, so records written to a removed topic during the restart may still be copied); "
+           "on Strimzi, "
+           "`apply --kubeconfig` updates the KafkaMirrorMaker2 in place and the operator reconfigures its "
+           "connectors.")
+
+
+def code_span(value: str) -> str:
+    """`value` as Markdown code, whatever backticks a hostile pattern holds (a longer fence than any run)."""
+    runs = re.findall("`+", value)
+    fence = "`" * (max(map(len, runs), default=0) + 1)
+    return f"{fence} {value} {fence}" if runs else f"`{value}`"
+
+
+def topic_lines(change: FlowTopics, name: Callable[[str], str] = str) -> list[str]:
+    """What the change does to the flow's topics, one statement per line; `name` formats patterns and topics."""
+    def listing(names: Iterable[str]) -> str:
+        return ", ".join(name(n) for n in names) or "none"
+
+    lines = [f"adds pattern {name(p)}" for p in change.patterns_added]
+    lines += [f"removes pattern {name(p)}" for p in change.patterns_removed]
+    if change.live:
+        lines += [f"starts replicating existing {change.source} topic {name(t)}" for t in change.topics_started]
+        lines += [f"stops replicating {change.source} topic {name(t)}" for t in change.topics_stopped]
+        if not change.topics_started and not change.topics_stopped:
+            lines.append(f"no existing {change.source} topic starts or stops (checked live)")
+    if change.stops_something and not (change.live and not change.remote_stopped):
+        kept = (f"remote topics {listing(change.remote_stopped)}" if change.live
+                else f"remote topics it already replicated (under {listing(change.remote_prefixes)})")
+        lines.append(f"{kept} {KEPT.format(target=change.target)}")
+        lines.append(f"still readable on {change.target} by: {listing(change.readers_after)}"
+                     + ("" if change.readers_after else " (the flow's READ ACLs go; see permissions)"))
+    return lines
+
+
 def text(plan: Plan, base_label: str) -> str:
     out = [f"Plan against {base_label}"]
     if not plan.has_changes:
@@ -32,6 +71,12 @@ def text(plan: Plan, base_label: str) -> str:
     out += [f"  - flow {f['id']} ({f['source']} -> {f['target']})" for f in plan.flows_removed]
     out += [f"  + principal {p['principal']} ({p['tenant']})" for p in plan.principals_added]
     out += [f"  - principal {p['principal']} ({p['tenant']})" for p in plan.principals_removed]
+    if plan.flow_topics:
+        out.append("Flow topics:")
+        for change in plan.flow_topics:
+            out.append(f"  {_mark(change)} flow {change.flow} ({change.source} -> {change.target})")
+            out += [f"      {line}" for line in topic_lines(change)]
+        out.append(f"  {ROLLOUT}")
     if plan.permissions_gained or plan.permissions_lost:
         out.append("Effective permissions:")
         for principal, cluster, kind, name, ops in grouped(plan.permissions_gained):
@@ -68,8 +113,18 @@ def markdown(plan: Plan, base_label: str) -> str:
     structure += [f"- ➖ principal `{p['principal']}` ({p['tenant']})" for p in plan.principals_removed]
     if structure:
         out += ["#### Tenants, flows, principals", "", *structure, ""]
+    if plan.flow_topics:
+        out += ["#### Flow topics", ""]
+        for change in plan.flow_topics:
+            out.append(f"- {_mark(change)} flow `{md_cell(change.flow)}` ({change.source} → {change.target})")
+            out += [f"  - {line}" for line in topic_lines(change, code_span)]
+        out += ["", ROLLOUT, ""]
     out.append(render_violations.markdown(plan.violations, "Policy violations in this change"))
     return "\n".join(out)
+
+
+def _mark(change: FlowTopics) -> str:
+    return {ADDED: "+", REMOVED: "-"}.get(change.status, "~")
 
 
 def as_json(plan: Plan, base_label: str) -> str:

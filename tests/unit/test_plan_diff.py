@@ -72,3 +72,76 @@ def test_no_change_is_an_empty_plan():
 def test_permission_phrase():
     change = PermissionChange("cloud", AclBinding("User:x", "TOPIC", "onprem.payments.", "PREFIXED", "READ"))
     assert change.phrase("gains") == "User:x gains READ on cloud topic prefix onprem.payments."
+
+
+def with_topics(topics, flows_scope=PAYMENTS):
+    return dict(flows_scope, flows=[dict(FLOW, topics=list(topics))])
+
+
+SOURCE_TOPICS = {"onprem": frozenset({"payments.orders", "payments.refunds", "payments.audit-internal",
+                                      "marketing.leads", "mm2gov.x.offsets"})}
+
+
+def test_added_and_removed_patterns_with_the_live_topics_they_start_and_stop():
+    base = Decision({"payments": with_topics([r"payments\.orders"])}, ())
+    head = Decision({"payments": with_topics([r"payments\.refunds", r"payments\..*-internal"])}, ())
+    [change] = make_plan(base, head, SOURCE_TOPICS).flow_topics
+    assert (change.status, change.patterns_added, change.patterns_removed) == (
+        "changed", (r"payments\.refunds", r"payments\..*-internal"), (r"payments\.orders",))
+    # topics.exclude still applies: an `-internal` topic is never replicated, whatever the pattern
+    assert (change.topics_started, change.topics_stopped) == (("payments.refunds",), ("payments.orders",))
+    assert change.remote_stopped == ("onprem.payments.orders",)
+    # the flow stays: its readers keep READ on the remote prefix, so the kept remote topic stays readable
+    assert change.readers_after == ("User:payments-app",)
+    text = render_plan.text(make_plan(base, head, SOURCE_TOPICS), "main")
+    assert "removes pattern payments\\.orders" in text
+    assert "stops replicating onprem topic payments.orders" in text
+    assert ("remote topics onprem.payments.orders stay on cloud with their data and are no longer updated"
+            " (mm2gov never deletes topics)") in text
+
+
+def test_without_live_topics_only_patterns_and_the_remote_prefix_are_shown():
+    base = Decision({"payments": with_topics([r"payments\..*"])}, ())
+    head = Decision({"payments": with_topics([])}, ())
+    [change] = make_plan(base, head).flow_topics
+    assert not change.live and change.topics_stopped == () and change.remote_prefixes == ("onprem.payments.",)
+    record = make_plan(base, head).to_record()["flows"]["topics"][0]
+    assert record["patterns"] == {"added": [], "removed": [r"payments\..*"]} and record["live"] is False
+    assert "remote topics it already replicated (under onprem.payments.) stay on cloud" in render_plan.text(
+        make_plan(base, head), "main")
+
+
+def test_removed_flow_keeps_remote_topics_but_its_readers_lose_them():
+    base = Decision({"payments": with_topics([r"payments\..*"])}, ())
+    head = Decision({"payments": dict(PAYMENTS, flows=[])}, ())
+    plan = make_plan(base, head, SOURCE_TOPICS)
+    [change] = plan.flow_topics
+    assert change.status == "removed" and change.readers_after == ()
+    assert change.remote_stopped == ("onprem.payments.orders", "onprem.payments.refunds")
+    assert ("cloud", "onprem.payments.", "READ") in {
+        (c.cluster, c.binding.resource_name, c.binding.operation) for c in plan.permissions_lost
+        if c.binding.principal == "User:payments-app"}
+    assert "still readable on cloud by: none (the flow's READ ACLs go; see permissions)" in render_plan.text(
+        plan, "main")
+
+
+def test_unchanged_patterns_are_no_topic_change_and_markdown_quotes_hostile_patterns():
+    decision = Decision({"payments": with_topics([r"payments\.orders"])}, ())
+    assert make_plan(decision, decision, SOURCE_TOPICS).flow_topics == []
+    two = Decision({"payments": with_topics([r"payments\.orders", r"payments\.refunds"])}, ())
+    swapped = Decision({"payments": with_topics([r"payments\.refunds", r"payments\.orders"])}, ())
+    assert make_plan(two, swapped, SOURCE_TOPICS).flow_topics == []  # MM2 ORs the patterns: order is no change
+    hostile = Decision({"payments": with_topics([r"payments\.x`](http://evil)"])}, ())
+    markdown = render_plan.markdown(make_plan(decision, hostile), "main")
+    assert "adds pattern `` payments\\.x`](http://evil) ``" in markdown
+
+
+def test_live_topics_are_only_the_tenants_own_and_a_bad_pattern_falls_back_to_patterns():
+    base = Decision({"payments": with_topics([r"payments\.orders"])}, ())
+    greedy = Decision({"payments": with_topics([r"payments\.orders", ".*"])}, ())
+    [change] = make_plan(base, greedy, SOURCE_TOPICS).flow_topics
+    # MM2's ACLs stop at the tenant's prefixes: a neighbour's topic is neither replicated nor named
+    assert change.topics_started == ("payments.refunds",)
+    bad = Decision({"payments": with_topics([r"payments\.(?i)orders"])}, ())
+    [change] = make_plan(base, bad, SOURCE_TOPICS).flow_topics
+    assert not change.live and change.patterns_added == (r"payments\.(?i)orders",)
