@@ -27,6 +27,7 @@ can match.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 MAX_LENGTH = 1000  # characters of one pattern
@@ -108,6 +109,17 @@ class Piece:
     quantified: bool
 
 
+def _ambiguous(group: Group) -> bool:
+    """A group a repetition must not apply to: it holds an alternation or a quantifier, at any depth.
+
+    Repeating such a group (`(a*)*`, `(a|a)*`, `(x+){999}`) lets a backtracking matcher split one
+    name in exponentially many ways; Java's Pattern and Python's re both are one."""
+    if len(group.alternatives) > 1:
+        return True
+    return any(piece.quantified or (isinstance(piece.atom, Group) and _ambiguous(piece.atom))
+               for alternative in group.alternatives for piece in alternative)
+
+
 class _Parser:
     def __init__(self, regex: str) -> None:
         self.text = regex
@@ -130,29 +142,36 @@ class _Parser:
         pieces = []
         while self.peek() not in ("", "|", ")"):
             atom = self.atom(depth)
-            quantified = self.quantifier()
-            if quantified and isinstance(atom, Anchor):
+            quantifier = self.quantifier()
+            if quantifier and isinstance(atom, Anchor):
                 raise self.fail("a quantifier on an anchor is not allowed")
-            pieces.append(Piece(atom, quantified))
+            if quantifier not in ("", "?") and isinstance(atom, Group) and _ambiguous(atom):
+                raise self.fail("a repeated group may not contain a quantifier or '|': it makes Java's and "
+                                "Python's backtracking matchers take exponential time on one name (a topic "
+                                "name could stall MirrorMaker 2)")
+            pieces.append(Piece(atom, bool(quantifier)))
         return tuple(pieces)
 
-    def quantifier(self) -> bool:
+    def quantifier(self) -> str:
+        """The quantifier after an atom ('' for none, '?' for optional, else a repeating one)."""
         char = self.peek()
         if char in ("*", "+", "?"):
             self.pos += 1
+            kind = char
         elif char == "{":
             match = re.compile(r"\{([0-9]{1,3})\}").match(self.text, self.pos)
             if not match:
                 raise self.fail("only {n} repetition is allowed ({n,m} has a comma, which Kafka's LIST "
                                 "type splits on)")
             self.pos = match.end()
+            kind = "{}"
         else:
-            return False
+            return ""
         if self.peek() == "?":  # lazy: the same set of whole-name matches in both engines
             self.pos += 1
         if self.peek() in ("*", "+", "?", "{"):
             raise self.fail("possessive or stacked quantifiers are not allowed")
-        return True
+        return kind
 
     def atom(self, depth: int) -> Char | Other | Anchor | Group:
         char = self.peek()
@@ -304,3 +323,15 @@ def _literal_prefix(pieces: tuple[Piece, ...]) -> Alternative:
         else:
             return Alternative(text, False)
     return Alternative(text, True)
+
+
+def java_list_matcher(items: Sequence[str]) -> Callable[[str], bool]:
+    """MM2's topics/groups filter: the LIST's items joined as alternatives, matched against the whole name.
+    Items inside this module's grammar read the same to Java and Python; others raise RegexProblem.
+    No item matches nothing (mm2gov writes `groups=^$` for a flow without groups)."""
+    for item in items:
+        check_java_compatible(item)
+    if not items:
+        return lambda _name: False
+    pattern = re.compile("|".join(items))
+    return lambda name: pattern.fullmatch(name) is not None

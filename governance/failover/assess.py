@@ -29,11 +29,9 @@ committed offset on S.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from governance.config.regex import check_java_compatible
 from governance.failover.records import Checkpoint, OffsetSync
 
 
@@ -91,18 +89,6 @@ class PartitionReport:
 class Verdict:
     ok: bool
     reason: str
-
-
-def java_list_matcher(items: Sequence[str]) -> Callable[[str], bool]:
-    """MM2's topics/groups filter: the LIST's items joined as alternatives, matched against the whole name.
-    Items inside config/regex.py's grammar read the same to Java and Python; others raise RegexProblem.
-    No item matches nothing (mm2gov writes `groups=^$` for a flow without groups)."""
-    for item in items:
-        check_java_compatible(item)
-    if not items:
-        return lambda _name: False
-    pattern = re.compile("|".join(items))
-    return lambda name: pattern.fullmatch(name) is not None
 
 
 def resume(target_committed: int | None, checkpoint: Checkpoint | None) -> tuple[int | None, str]:

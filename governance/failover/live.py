@@ -18,9 +18,9 @@ from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaError, 
 
 from governance.compile.mm2 import TOPICS_EXCLUDE
 from governance.config.loader import Inventory
-from governance.config.regex import split_list
+from governance.config.regex import java_list_matcher, split_list
 from governance.errors import ConfigError, RuntimeFailure
-from governance.failover.assess import PartitionFacts, java_list_matcher, resume
+from governance.failover.assess import PartitionFacts, resume
 from governance.failover.records import Checkpoint, OffsetSync, RecordFormatError, parse_checkpoint, parse_offset_sync
 from governance.kafka import admin as kafka_admin
 from governance.kafka.apply import cluster_metadata

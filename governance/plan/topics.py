@@ -17,8 +17,7 @@ from typing import Any
 
 from governance.compile.acls import desired_bindings
 from governance.compile.mm2 import TOPICS_EXCLUDE
-from governance.config.regex import RegexProblem, split_list
-from governance.failover.assess import java_list_matcher
+from governance.config.regex import RegexProblem, java_list_matcher, split_list
 from governance.model.acl import AclBinding
 from governance.model.names import mm2_principal, remote_name
 

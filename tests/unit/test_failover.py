@@ -12,12 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from governance.config.regex import RegexProblem
+from governance.config.regex import RegexProblem, java_list_matcher
 from governance.failover.assess import (
     PartitionFacts,
     Thresholds,
     assess,
-    java_list_matcher,
     replicated_through,
     resume,
     verdict,

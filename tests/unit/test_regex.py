@@ -111,6 +111,9 @@ def patterns(draw, depth=0):
             atom = draw(CLASSES)
         else:
             atom = "(" + draw(st.sampled_from(["", "?:"])) + draw(patterns(depth + 1)) + ")"
+            inner = atom[1:-1].removeprefix("?:")
+            if any(c in inner for c in "*+?{|"):  # only `?` repeats nothing (regex.py: no ambiguous repeats)
+                return atom + draw(st.sampled_from(["", "", "?"]))
         return atom + draw(st.sampled_from(["", "", "", "*", "+", "?", "{2}", "*?"]))
 
     alternatives = [
@@ -146,3 +149,18 @@ def test_hostile_mutations_of_allowed_patterns_are_refused(pattern, mutation, at
     mutated = pattern[:at] + mutation + pattern[at:]
     with pytest.raises(RegexProblem):
         analyse(mutated)
+
+
+@pytest.mark.parametrize("regex", [r"payments\.(a*)*", r"payments\.(a|aa)+", r"payments\.((x)+){3}",
+                                   r"payments\.(?:x+)*", r"payments\.(a?)*b", r"payments\.((a|b)c)*?"])
+def test_a_repeated_ambiguous_group_is_refused(regex):
+    """`(a*)*` and kin take exponential time in Java's and Python's matchers on one crafted name."""
+    with pytest.raises(RegexProblem, match="repeated group"):
+        analyse(regex)
+
+
+@pytest.mark.parametrize("regex", [r"payments\.(ab)*", r"payments\.(a*)?", r"payments\.(orders|refunds)?",
+                                   r"payments\.(v[0-9])+x", r"payments\.(?:[a-z]_){2}.*"])
+def test_a_repeated_plain_group_and_an_optional_one_are_allowed(regex):
+    assert analyse(regex).alternatives
+
