@@ -32,6 +32,11 @@ from dataclasses import dataclass
 
 MAX_LENGTH = 1000  # characters of one pattern
 MAX_DEPTH = 20  # nested groups
+MAX_NAME = 249  # Kafka's longest topic name (`Topic.MAX_NAME_LENGTH`)
+# The most ways one name may be split across a pattern (`work`): two free `*`/`+` and a few `?`. Java's
+# matcher reads a 249-character name some 90,000 times for `.*.*x` and 7 million times for `.*.*.*x`
+# (tests/integration/test_regex_work.py counts its reads).
+MAX_WORK = 4 * (MAX_NAME + 1) ** 2
 METACHARS = set("\\.[](){}*+?|^$")
 FORBIDDEN_LITERALS = {" ": "a space", ",": "a comma (Kafka's LIST type splits the value there)"}
 CLASS_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.")
@@ -106,7 +111,11 @@ class Group:
 @dataclass(frozen=True)
 class Piece:
     atom: Char | Other | Anchor | Group
-    quantified: bool
+    quantifier: str = ""  # '', '?', '*', '+' or '{}' (lazy or not: the same whole-name matches)
+
+    @property
+    def quantified(self) -> bool:
+        return bool(self.quantifier)
 
 
 def _ambiguous(group: Group) -> bool:
@@ -118,6 +127,42 @@ def _ambiguous(group: Group) -> bool:
         return True
     return any(piece.quantified or (isinstance(piece.atom, Group) and _ambiguous(piece.atom))
                for alternative in group.alternatives for piece in alternative)
+
+
+def work(alternatives: tuple[tuple[Piece, ...], ...], top: bool = True) -> int:
+    """How many ways a backtracking matcher may split one name across the pattern, at most.
+
+    A `*` or `+` may end at any of MAX_NAME + 1 places and a `?` at two; the ways multiply along an
+    alternative and add up across alternatives. A repetition of one character or class settles at a single
+    place when the next piece is a fixed character it cannot match (`[a-z]+\\.`) or the name's end: only
+    the longest run can be followed there, so it multiplies nothing. Polynomial in the name's length, not
+    exponential (repeated ambiguous groups are refused by the parser), so a cap on this bounds the time."""
+    return sum(_sequence_work(alternative, top) for alternative in alternatives)
+
+
+def _sequence_work(pieces: tuple[Piece, ...], top: bool) -> int:
+    total = 1
+    for index, piece in enumerate(pieces):
+        ways = work(piece.atom.alternatives, False) if isinstance(piece.atom, Group) else 1
+        if piece.quantifier in ("*", "+", "?") and not _settles(piece, pieces[index + 1:], top):
+            ways = ways * (MAX_NAME + 1) if piece.quantifier != "?" else ways + 1
+        total *= ways
+    return total
+
+
+def _settles(piece: Piece, rest: tuple[Piece, ...], top: bool) -> bool:
+    """`piece` repeats one character or class, and what follows lets only its longest run go on."""
+    if isinstance(piece.atom, (Group, Anchor)):
+        return False
+    if top and all(isinstance(p.atom, Anchor) and p.atom.char == "$" for p in rest):
+        return True
+    if not rest or rest[0].quantifier or not isinstance(rest[0].atom, Char):
+        return False
+    follower = rest[0].atom.char
+    if isinstance(piece.atom, Char):
+        return piece.atom.char != follower
+    # a '.' or a class; the grammar's classes mean the same to Python, so Python's re may decide membership
+    return piece.atom.text != "." and re.fullmatch(piece.atom.text, follower) is None
 
 
 class _Parser:
@@ -149,7 +194,7 @@ class _Parser:
                 raise self.fail("a repeated group may not contain a quantifier or '|': it makes Java's and "
                                 "Python's backtracking matchers take exponential time on one name (a topic "
                                 "name could stall MirrorMaker 2)")
-            pieces.append(Piece(atom, bool(quantifier)))
+            pieces.append(Piece(atom, quantifier))
         return tuple(pieces)
 
     def quantifier(self) -> str:
@@ -271,7 +316,18 @@ def parse(regex: str) -> tuple[tuple[Piece, ...], ...]:
     tree = parser.regex(0)
     if parser.pos != len(regex):
         raise parser.fail("unbalanced ')'")
+    ways = work(tree)
+    if ways > MAX_WORK:
+        raise RegexProblem(f"too many free repetitions: a name could be split {_rounded(ways)} ways across "
+                           f"this pattern (at most {MAX_WORK:,}); each '*' or '+' that can stop anywhere "
+                           "multiplies by 250 and each '?' by 2, so a crafted topic name could stall "
+                           "MirrorMaker 2's matcher. Use at most two free '.*'/'+' per alternative, or "
+                           "end a repetition at a character it cannot match ('[a-z]+\\.')")
     return tree
+
+
+def _rounded(ways: int) -> str:
+    return f"{ways:,}" if ways < 10**12 else f"about 10^{len(str(ways)) - 1}"
 
 
 def check_java_compatible(regex: str) -> None:

@@ -295,6 +295,13 @@ class JavaOracle:
         )
         return [answer["matches"] for answer in answers]
 
+    def regex_work(self, queries: Sequence[tuple[str, Sequence[str]]]) -> list[list[tuple[bool, int]]]:
+        """Per (regex, names): whether Java's Pattern matches each whole name, and how many times its
+        engine read a character of the name doing so (the matcher's work; pipelined)."""
+        answers = self.requests({"op": "regex_work", "regex": regex, "names": list(names)}
+                                for regex, names in queries)
+        return [list(zip(answer["matches"], answer["reads"], strict=True)) for answer in answers]
+
     def mm2(self, text: str | None = None, topics: Sequence[str] = (), groups: Sequence[str] = (), *,
             path: Path | str | None = None) -> Mm2Answer:
         """What a dedicated MM2 started with this file replicates, per cluster pair."""

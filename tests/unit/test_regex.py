@@ -7,10 +7,10 @@ checked against Python's `re` (the analysis must be sound for every allowed patt
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from governance.config.regex import RegexProblem, analyse, split_list
+from governance.config.regex import MAX_WORK, RegexProblem, analyse, parse, split_list, work
 
 
 @pytest.mark.parametrize(("regex", "alternatives"), [
@@ -121,7 +121,18 @@ def patterns(draw, depth=0):
          + draw(st.sampled_from(["", "$"])))
         for _ in range(draw(st.integers(1, 3)))
     ]
-    return "|".join(alternatives)
+    pattern = "|".join(alternatives)
+    assume(depth > 0 or _within_work(pattern))  # too many free repetitions: refused, tested below
+    return pattern
+
+
+def _within_work(pattern: str) -> bool:
+    try:
+        analyse(pattern)
+    except RegexProblem as problem:
+        assert "free repetitions" in str(problem), (pattern, problem)
+        return False
+    return True
 
 
 NAMES = st.text(alphabet=st.sampled_from(list("abcxyz019_-.$(*")), max_size=12)
@@ -164,3 +175,26 @@ def test_a_repeated_ambiguous_group_is_refused(regex):
 def test_a_repeated_plain_group_and_an_optional_one_are_allowed(regex):
     assert analyse(regex).alternatives
 
+
+
+@pytest.mark.parametrize("regex", [r"payments\..*.*.*x", r"payments\.a*a*a*a", r"payments\.(ab)*(ab)*(ab)*",
+                                   "payments\\." + "a?" * 20 + "x", r"payments\.(.*x|.*y).*.*z",
+                                   r"payments\.[a-z]*[a-z]*[a-z]*[a-z]*"])
+def test_too_many_free_repetitions_are_refused(regex):
+    """Polynomial backtracking: `.*.*.*x` makes Java read a 249-character name ~7 million times."""
+    with pytest.raises(RegexProblem, match="free repetitions"):
+        analyse(regex)
+
+
+@pytest.mark.parametrize("regex", [r"payments\..*", r"payments\..*-v[0-9]+\..*", r"payments\..*.*x",
+                                   r"payments\.[a-z]+\.[a-z]+\.[a-z]+\.[a-z0-9_]+", r"payments\.[^.]*\..*",
+                                   r"payments\.(orders|refunds)\..*|payments-.*|payments_.*x?"])
+def test_repetitions_that_settle_or_stay_few_are_allowed(regex):
+    """A run that ends at a character it cannot match, or at the name's end, multiplies nothing."""
+    assert work(parse(regex)) <= MAX_WORK
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=patterns())
+def test_work_is_what_the_parser_enforces(pattern):
+    assert work(parse(pattern)) <= MAX_WORK

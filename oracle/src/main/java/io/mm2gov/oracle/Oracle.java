@@ -126,6 +126,8 @@ public final class Oracle {
             case "regex":
                 return regex(string(request, "kind"), string(request, "include"), optionalString(request, "exclude"),
                         strings(request, "names"));
+            case "regex_work":
+                return regexWork(string(request, "regex"), strings(request, "names"));
             case "mm2":
                 Map<String, String> props = load(request);
                 try {
@@ -134,7 +136,7 @@ public final class Oracle {
                     throw new Failure(Secrets.scrub(String.valueOf(e.getMessage()), props), e);
                 }
             default:
-                throw new IllegalArgumentException("unknown op '" + op + "': expected ping, properties, list, regex or mm2");
+                throw new IllegalArgumentException("unknown op '" + op + "': expected ping, properties, list, regex, regex_work or mm2");
         }
     }
 
@@ -230,6 +232,47 @@ public final class Oracle {
         ObjectNode answer = JSON.createObjectNode();
         ArrayNode matches = answer.putArray("matches");
         names.stream().filter(passes).forEach(matches::add);
+        return answer;
+    }
+
+    /** A name that counts how often Java's regex engine reads one of its characters: the engine's work. */
+    static final class CountingName implements CharSequence {
+        final String text;
+        long reads;
+
+        CountingName(String text) {
+            this.text = text;
+        }
+
+        @Override public char charAt(int index) {
+            reads++;
+            return text.charAt(index);
+        }
+
+        @Override public int length() {
+            return text.length();
+        }
+
+        @Override public CharSequence subSequence(int start, int end) {
+            return text.subSequence(start, end);
+        }
+
+        @Override public String toString() {
+            return text;
+        }
+    }
+
+    /** Per name: whether `regex` matches it whole (as MM2's filters match) and how many reads that took. */
+    static ObjectNode regexWork(String regex, List<String> names) {
+        java.util.regex.Pattern pattern = java.util.regex.Pattern.compile(regex);
+        ObjectNode answer = JSON.createObjectNode();
+        ArrayNode reads = answer.putArray("reads");
+        ArrayNode matches = answer.putArray("matches");
+        for (String name : names) {
+            CountingName counting = new CountingName(name);
+            matches.add(pattern.matcher(counting).matches());
+            reads.add(counting.reads);
+        }
         return answer;
     }
 

@@ -29,6 +29,16 @@ class OracleTest {
     }
 
     @Test
+    void regexWorkCountsTheEnginesReads() throws IOException {
+        String names = "[" + json("payments.orders") + "," + json("payments." + "a".repeat(100)) + "]";
+        JsonNode linear = ask("{\"op\":\"regex_work\",\"regex\":" + json("payments\\..*x") + ",\"names\":" + names + "}");
+        JsonNode square = ask("{\"op\":\"regex_work\",\"regex\":" + json("payments\\..*.*x") + ",\"names\":" + names + "}");
+        assertFalse(linear.get("matches").get(1).booleanValue());
+        assertTrue(square.get("reads").get(1).longValue() > 20 * linear.get("reads").get(1).longValue(),
+                "two free repetitions read a failing name quadratically often: " + square);
+    }
+
+    @Test
     void backslashIsAnEscapeInPropertiesFiles() throws IOException {
         JsonNode props = ask("{\"op\":\"properties\",\"text\":" + json("topics=payments\\..*\n") + "}").get("properties");
         assertEquals("payments..*", props.get("topics").textValue());
