@@ -39,7 +39,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from governance.devstack import tools  # noqa: E402
-from governance.devstack.process import group_members  # noqa: E402
+from governance.devstack.cpu import group_cpu_seconds, machine_busy_seconds, process_cpu_seconds  # noqa: E402
 from governance.devstack.spark_cluster import SparkStandalone  # noqa: E402
 from governance.devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
@@ -47,7 +47,6 @@ from spark_audit.records import offset_window, read_records  # noqa: E402
 from spark_audit.run import spark_session  # noqa: E402
 
 TOPIC, PARTITIONS = "bench.scan", 4
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def fill(config: dict, records: int, value_bytes: int) -> None:
@@ -98,33 +97,6 @@ def spark_scan(spark: SparkSession, config: dict, window: dict) -> tuple[int, in
 
 
 # -- CPU: who used the cores during a scan -----------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of every live process in `pid`'s process group (a JVM and its children)."""
-    total = 0
-    for member in group_members(pid) or [pid]:
-        try:
-            fields = Path(f"/proc/{member}/stat").read_text().rsplit(") ", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / CLOCK_TICKS
-
-
-def machine_busy_seconds() -> float:
-    """CPU time every core of the machine spent not idle (all processes, ours and anyone else's)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    return (sum(fields[:8]) - idle) / CLOCK_TICKS  # user..steal; guest time is already in user
-
-
-def own_cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 @dataclass
@@ -187,8 +159,8 @@ def cluster(config: dict, window: dict, runs: int, broker_pid: int, scratch: Pat
     def measure(name: str, master: str, settings: dict[str, str], executors: dict[str, Callable[[], float]]) -> None:
         spark = spark_session(master, f"mm2gov-bench-scan {name}", settings={"spark.jars": jars, **settings})
         driver = SparkContext._gateway.proc.pid  # the driver JVM (local[2]: it runs the tasks too)
-        sides = {**executors, "broker": lambda: cpu_seconds(broker_pid),
-                 "driver" if executors else "driver+tasks": lambda: own_cpu_seconds(driver) + sum(os.times()[:2])}
+        sides = {**executors, "broker": lambda: group_cpu_seconds(broker_pid),
+                 "driver" if executors else "driver+tasks": lambda: process_cpu_seconds(driver) + sum(os.times()[:2])}
         spark_scan(spark, config, window)  # warm-up (JVMs, JIT, executors, connector classes), not counted
         results[name] = [timed(spark, config, window, sides) for _ in range(runs)]
         spark.stop()
@@ -202,7 +174,7 @@ def cluster(config: dict, window: dict, runs: int, broker_pid: int, scratch: Pat
     for workers in (1, 2):
         with SparkStandalone(scratch / f"spark-{workers}w", workers=workers, cores=1, memory="2g") as standalone:
             pids = [p for name, p in standalone.pids().items() if name.startswith("spark-worker")]
-            executors = {"executors": lambda pids=pids: sum(cpu_seconds(pid) for pid in pids)}
+            executors = {"executors": lambda pids=pids: sum(group_cpu_seconds(pid) for pid in pids)}
             measure(f"standalone, {workers} worker{'s' if workers > 1 else ''}", standalone.url,
                     {"spark.cores.max": str(workers), "spark.executor.memory": "1g",
                      "spark.scheduler.minRegisteredResourcesRatio": "1.0"}, executors)

@@ -55,7 +55,8 @@ import javaproperties  # noqa: E402
 import yaml  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
-from governance.devstack.process import group_members, tail  # noqa: E402
+from governance.devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
+from governance.devstack.process import tail  # noqa: E402
 from governance.devstack.repo import tenant_yaml  # noqa: E402
 from governance.devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
@@ -65,7 +66,6 @@ SOURCE, TARGET = "source", "target"
 PLAIN = "plain"
 VARIANTS = {PLAIN: None, "at_least_once": "at_least_once", "exactly_once": "exactly_once"}  # name -> delivery
 TENANTS = {"at_least_once": "benchalo", "exactly_once": "bencheos"}
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # Kafka's defaults are 2 (remote topics) and 3 (MM2's and Connect's own topics): the stack's brokers are single
 # nodes, where those topics cannot be created and MM2's herders exit. -1 is the broker's default (1), as mm2gov's.
 REPLICATION_FACTORS = ("replication.factor", "offset-syncs.topic.replication.factor",
@@ -209,24 +209,6 @@ class TargetReader(threading.Thread):
 
 
 # -- CPU ---------------------------------------------------------------------------------------
-
-
-def group_cpu_seconds(pid: int) -> float:
-    """User + system CPU of the live processes in `pid`'s process group (a JVM)."""
-    total = 0
-    for member in group_members(pid) or [pid]:
-        try:
-            fields = Path(f"/proc/{member}/stat").read_text().rsplit(") ", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / CLOCK_TICKS
-
-
-def machine_busy_seconds() -> float:
-    """CPU time all cores spent not idle (every process, ours and anyone else's)."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return (sum(fields[:8]) - fields[3] - fields[4]) / CLOCK_TICKS  # user..steal minus idle, iowait
 
 
 @dataclass
