@@ -39,6 +39,7 @@ demo: setup
 bench: setup
 	$(BIN)/python bench/devstack.py
 	$(BIN)/python bench/replication.py
+	$(BIN)/python bench/migration.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

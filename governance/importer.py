@@ -3,6 +3,12 @@
 Pure: text in, (clusters.yaml data, tenant data, warnings) out. Secret values
 are never copied: an inline password becomes a warning that names the secret
 to create instead.
+
+Legacy files are often written for Kafka 3.x. Its MM2 keys that Kafka 4 removed (connect-mirror 3.9.2's
+config names against 4.3.1's) are translated or flagged: the `*.blacklist` aliases (KAFKA-17529: 4.x
+ignores them silently, so a 3.x exclusion would simply vanish) become the flow's `exclude_topics` /
+`exclude_groups`, resolved as Kafka 3.x resolves them (`legacy_exclude`); the others get a warning
+saying what Kafka 4 does instead.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from typing import Any
 
 import javaproperties
 
-from governance.config.regex import RegexProblem, analyse, split_list
+from governance.compile.mm2 import GROUPS_EXCLUDE, TOPICS_EXCLUDE
+from governance.config.regex import RegexProblem, analyse, java_list_matcher, split_list
 
 SEPARATORS = (".", "-", "_")
 # Keys whose values are credentials, however they are spelled (case, '_'/'-' for '.', a
@@ -23,6 +30,24 @@ SEPARATORS = (".", "-", "_")
 # `basic.auth.user.info`, private keys and key stores' key material.
 SECRET_KEY = re.compile(r"(pass(word)?|passwd|pwd|secret|jaas|token|credential|user\.info|private|"
                         r"(^|\.)key$|api\.?key|assertion)")
+
+
+# Kafka 3.x's deprecated aliases, removed by Kafka 4 (KAFKA-17529): 3.x read them when the new key was unset.
+BLACKLISTS = {"topics": "topics.blacklist", "groups": "groups.blacklist"}
+CONFIG_PROPERTIES_KEYS = ("config.properties.blacklist", "config.properties.exclude")
+# The other MM2 keys Kafka 3.9 knows and 4.x does not (its ConfigDefs, compared by
+# tests/integration/test_mm2_upgrade_keys.py), and what 4.x does instead.
+REMOVED_IN_KAFKA_4 = {
+    "use.incremental.alter.configs": "Kafka 4's MM2 always syncs topic configs with IncrementalAlterConfigs "
+                                     "(brokers 2.3+)",
+    "add.source.alias.to.metrics": "Kafka 4's MM2 always tags its replication metrics with the source alias",
+    "auto.include.jmx.reporter": "Kafka 4 adds no JmxReporter by itself; mm2gov's flows name it in "
+                                 "metric.reporters",
+}
+# The defaults of Kafka 3.x's topics.exclude and groups.exclude as a properties file copied from its docs
+# reads (java.util.Properties turns `[\-\.]` into `[-.]`, outside mm2gov's regex grammar): mm2gov's own
+# exclusions hold them already.
+HELD_BY_DEFAULT = {"topics": (".*[-.]internal", ".*[-\\.]internal", ".*[\\-.]internal"), "groups": ()}
 
 
 def is_secret_key(key: str) -> bool:
@@ -72,6 +97,64 @@ def _shown_key(key: str) -> str:
     return shown if len(shown) <= 100 else f"{shown[:97]}..."
 
 
+def legacy_exclude(props: dict[str, str], pair: str, kind: str) -> tuple[str, str] | None:
+    """(key, value) of the exclusions Kafka 3.x's MM2 applied to `kind` (topics | groups) for `pair`, or None
+    for its default. MirrorMakerConfig gives each connector the top-level keys overridden by the `<pair>.`
+    ones; the filter then reads `<kind>.exclude`, and only when that is unset its `<kind>.blacklist` alias."""
+    for name in (f"{kind}.exclude", BLACKLISTS[kind]):
+        for key in (f"{pair}.{name}", name):
+            if key in props:
+                return key, props[key]
+    return None
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A pair's legacy exclusions of one kind as the imported flow holds them."""
+
+    items: list[str]  # added to mm2gov's own exclusions
+    warnings: list[str]
+    refused: bool = False  # an item cannot be carried: importing the flow would replicate more than legacy
+
+
+def carried_exclude(props: dict[str, str], pair: str, kind: str) -> Carried:
+    """The legacy exclusions of `pair` the flow must add to mm2gov's own. mm2gov's list already holds
+    Kafka 3.x's default and any exact name it matches; an item outside mm2gov's regex grammar cannot be
+    carried, and then the flow is not imported (fail closed: it would replicate what legacy excluded)."""
+    found = legacy_exclude(props, pair, kind)
+    if found is None:
+        return Carried([], [])
+    key, value = found
+    always = split_list(TOPICS_EXCLUDE if kind == "topics" else GROUPS_EXCLUDE)
+    held = java_list_matcher(always)
+    carried, problems = [], []
+    for item in (i for i in split_list(value) if i):
+        if item in always or item in HELD_BY_DEFAULT[kind]:
+            continue
+        try:
+            alternatives = analyse(item).alternatives
+        except RegexProblem as exc:
+            problems.append(f"{_shown_key(key)}: '{item}' cannot be carried into exclude_{kind} ({exc})")
+            continue
+        if all(alt.exact and held(alt.literal_prefix) for alt in alternatives):
+            continue  # names mm2gov excludes anyway (e.g. __consumer_offsets)
+        carried.append(item)
+    warnings = []
+    if key.endswith("blacklist") and carried:
+        warnings.append(f"{_shown_key(key)}: translated for Kafka 4 (which ignores it): {pair}'s flow gets "
+                        f"exclude_{kind} {carried}, generated as {kind}.exclude after mm2gov's own exclusions")
+    return Carried(carried, warnings + problems, refused=bool(problems))
+
+
+def _unscoped(key: str, aliases: list[str]) -> str:
+    """`key` without a `<source>-><target>.` prefix of two of the file's aliases (MM2's pair scoping)."""
+    for source in aliases:
+        for target in aliases:
+            if key.startswith(f"{source}->{target}."):
+                return key[len(f"{source}->{target}."):]
+    return key
+
+
 def import_properties(text: str, tenant_name: str = "imported") -> Imported:
     read = parse_properties(text)
     warnings = [f"{_shown_key(key)}: inline secret (value not shown); store it in a Secret and reference it "
@@ -83,9 +166,19 @@ def import_properties(text: str, tenant_name: str = "imported") -> Imported:
     if len(aliases) < 2:
         raise ValueError("no 'clusters=' line with at least two aliases: not an MM2 properties file")
     for key in sorted(props):
-        if key.endswith(("topics.blacklist", "groups.blacklist")):
+        bare = _unscoped(key, aliases)
+        if bare in BLACKLISTS.values():
             warnings.append(f"{_shown_key(key)}: removed in Kafka 4 (KAFKA-17529), silently ignored there; "
-                            f"use {_shown_key(key.replace('blacklist', 'exclude'))}")
+                            f"mm2gov imports it as the flow's exclude_{bare.split('.')[0]}")
+        elif bare in CONFIG_PROPERTIES_KEYS:
+            warnings.append(f"{_shown_key(key)}: not imported: mm2gov's flows keep MM2's default "
+                            "config.properties.exclude, so topic configs this file held back will be synced"
+                            + (" (and Kafka 4 removed this key, KAFKA-17529)" if bare.endswith("blacklist") else ""))
+        elif bare in REMOVED_IN_KAFKA_4:
+            warnings.append(f"{_shown_key(key)}: removed in Kafka 4, not imported: {REMOVED_IN_KAFKA_4[bare]}")
+        elif bare.endswith(".whitelist"):
+            warnings.append(f"{_shown_key(key)}: not a MirrorMaker 2 key (MM2 ignores it in 3.x and 4.x; "
+                            "MirrorMaker 1's --whitelist is MM2's topics); not imported")
     acl_sync = [k for k in props if k.endswith("sync.topic.acls.enabled") and props[k].lower() != "false"]
     if "sync.topic.acls.enabled" not in props or acl_sync:
         warnings.append("sync.topic.acls.enabled: on (the default): MM2 copies LITERAL topic ACLs to the same "
@@ -133,8 +226,16 @@ def import_properties(text: str, tenant_name: str = "imported") -> Imported:
                                 f"imported as '{tenant_name}-.*'")
             flow_groups = [f"{re.escape(tenant_name)}-.*"]
             group_prefixes.append(f"{tenant_name}-")
+            excludes = {kind: carried_exclude(props, pair, kind) for kind in ("topics", "groups")}
+            for carried in excludes.values():
+                warnings.extend(carried.warnings)
+            if any(carried.refused for carried in excludes.values()):
+                warnings.append(f"{pair}: flow left out: it would replicate what the legacy MM2 excluded; "
+                                "rewrite the exclusion inside mm2gov's regex grammar (docs/policies.md)")
+                continue
             if flow_topics:
                 flows.append({"source": source, "target": target, "topics": flow_topics, "groups": flow_groups,
+                              **{f"exclude_{kind}": c.items for kind, c in excludes.items() if c.items},
                               "replication_policy": policy})
     tenant = {
         "name": tenant_name,

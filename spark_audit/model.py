@@ -71,7 +71,8 @@ TENANCY_SCHEMAS: dict[str, StructType] = {
     # internal (`mm2gov.<flow-id>.` on the flow's target, topics and the Connect group).
     "tenant_prefixes": _schema(("tenant", S, False), ("kind", S, False), ("prefix", S, False),
                                ("cluster", S, True), ("origin", S, False), ("flow_id", S, True)),
-    # role: tenant (declared in tenants/*.yaml) | mm2 (`User:mm2-<flow-id>`, one per flow).
+    # role: tenant (declared in tenants/*.yaml) | mm2 (`User:mm2-<flow-id>`, one per flow) | probe
+    # (`User:mm2gov-probe-<tenant>`, when one of its flows has an slo; flow_id null).
     "principals": _schema(("tenant", S, False), ("principal", S, False), ("role", S, False),
                           ("flow_id", S, True), ("access", STRINGS, False)),
     # topics/groups: the flow's Java regexes (MM2 matches whole names).

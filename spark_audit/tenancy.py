@@ -23,7 +23,15 @@ from governance.compile.acls import (
 )
 from governance.config.loader import Inventory
 from governance.config.schema import EXACTLY_ONCE, Grant, Tenant
-from governance.model.names import connect_names, flow_id, mm2_flow_topics, remote_name
+from governance.model.names import (
+    connect_names,
+    flow_id,
+    literal_regex,
+    mm2_flow_topics,
+    probe_principal,
+    probe_topic,
+    remote_name,
+)
 from spark_audit.model import TENANCY_SCHEMAS, Tenancy, tenancy_frames
 
 
@@ -39,7 +47,7 @@ class TenantPrefix(NamedTuple):
 class PrincipalRow(NamedTuple):
     tenant: str
     principal: str
-    role: str  # tenant | mm2
+    role: str  # tenant | mm2 | probe
     flow_id: str | None
     access: tuple[str, ...]
 
@@ -120,8 +128,12 @@ def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
             fid = flow_id(name, flow.source, flow.target)
             principal, internal = mm2_principal(fid), mm2_internal_prefix(fid)
             remotes = [remote_name(flow.replication_policy, flow.source, p) for p in tenant.topic_prefixes]
+            # an slo flow also replicates the tenant's probe topic (compile/mm2.py topics_items)
+            probe = [literal_regex(probe_topic(tenant.topic_prefixes))] if flow.slo else []
             rows["flows"].add(FlowRow(name, fid, flow.source, flow.target, flow.replication_policy,
-                                      tuple(flow.topics), tuple(flow.groups)))
+                                      (*flow.topics, *probe), tuple(flow.groups)))
+            if flow.slo:  # the tenant's probe principal (compile/acls.py probe_scope): the tenant's own
+                rows["principals"].add(PrincipalRow(name, probe_principal(name), "probe", None, ()))
             rows["principals"].add(PrincipalRow(name, principal, "mm2", fid, ()))
             for prefix in remotes:
                 rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, flow.target, "remote", fid))

@@ -187,6 +187,10 @@ class TenantIndex:
                     _add(secrets, secret, name)
             for prefix in tenant.get("topic_prefixes", []):
                 _add(prefixes, prefix, name)
+            probe = tenant.get("names", {}).get("probe") or {}  # the tenant's probe user, when an slo flow has one
+            _add(users, probe.get("user"), name)
+            for secret in probe.get("secrets", []):
+                _add(secrets, secret, name)
             for flow in tenant.get("flows", []):
                 _add(flows, flow.get("id"), name)
                 _add(users, flow.get("mm2_user"), name)

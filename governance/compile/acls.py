@@ -3,7 +3,8 @@
 Pure: the input is `Decision.scopes` (docs/policies.md), the output sets of
 AclBinding keyed by cluster alias. PREFIXED patterns only, always the tenant's
 prefixes (which end with a separator), but for the one LITERAL transactional id
-of an exactly-once flow's Connect leader; remote topics are read-only on targets.
+of an exactly-once flow's Connect leader and the LITERAL probe topics of a tenant's
+probe principal; remote topics are read-only on targets.
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from typing import Any
 
 from governance.config.schema import EXACTLY_ONCE
 from governance.model.acl import AclBinding
-from governance.model.names import mm2_internal_prefix, mm2_principal, mm2_transactional_ids, remote_name
+from governance.model.names import (
+    mm2_internal_prefix,
+    mm2_principal,
+    mm2_transactional_ids,
+    probe_principal,
+    remote_name,
+)
 
 ClusterBindings = dict[str, set[AclBinding]]
 
@@ -130,17 +137,45 @@ def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
     return dict(bindings)
 
 
+# The probe (`mm2gov probe`) creates its topic and writes canaries on the source, and reads them back on the
+# target with assign() and no commits: no group, nothing on CLUSTER (since KIP-679 WRITE on a topic implies
+# the idempotent producer's IDEMPOTENT_WRITE). DESCRIBE, which WRITE and READ imply, spelled out as above.
+PROBE_SOURCE_OPS = ["CREATE", "WRITE", "DESCRIBE"]
+PROBE_TARGET_OPS = ["READ", "DESCRIBE"]
+
+
+def probe_scope(flow: dict[str, Any]) -> Mm2Scope:
+    """What a tenant's probe principal may do for one `slo` flow: the LITERAL probe topic on its source, the
+    LITERAL remote probe topic on its target (input.py's facts; neither name ends with a separator)."""
+    probe = flow["probe"]
+    return [(flow["source"], "TOPIC", [probe["topic"]], PROBE_SOURCE_OPS),
+            (flow["target"], "TOPIC", [probe["remote_topic"]], PROBE_TARGET_OPS)]
+
+
+def probe_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+    bindings: ClusterBindings = defaultdict(set)
+    for tenant, scope in scopes.items():
+        for flow in scope["flows"]:
+            if flow.get("probe"):
+                for cluster, resource_type, names, operations in probe_scope(flow):
+                    _grant(bindings[cluster], probe_principal(tenant), resource_type, names, operations)
+    return dict(bindings)
+
+
 def principal_tenants(scopes: dict[str, Any]) -> dict[str, str]:
-    """Who owns each principal mm2gov manages: a tenant's own principals and its flows' MM2 principals."""
+    """Who owns each principal mm2gov manages: a tenant's own principals, its flows' MM2 principals and, when
+    one of its flows has an slo, its probe principal."""
     owners = {p["name"]: name for name, scope in scopes.items() for p in scope["principals"]}
     owners |= {mm2_principal(f["id"]): name for name, scope in scopes.items() for f in scope["flows"]}
+    owners |= {probe_principal(name): name for name, scope in scopes.items()
+               if any(f.get("probe") for f in scope["flows"])}
     return owners
 
 
 def desired_bindings(scopes: dict[str, Any]) -> ClusterBindings:
-    """Every ACL binding mm2gov wants, per cluster: tenants, grants and MM2 principals."""
+    """Every ACL binding mm2gov wants, per cluster: tenants, grants, MM2 and probe principals."""
     merged: ClusterBindings = defaultdict(set)
-    for part in (tenant_bindings(scopes), mm2_bindings(scopes)):
+    for part in (tenant_bindings(scopes), mm2_bindings(scopes), probe_bindings(scopes)):
         for cluster, items in part.items():
             merged[cluster] |= items
     return dict(merged)

@@ -14,7 +14,8 @@ Every MM2 pitfall in FIELD.md is closed by construction:
   heartbeats herder off);
 - `sync.topic.acls.enabled=false` (pitfall 1), patterns that OPA proved to stay
   inside the tenant's prefixes (pitfall 3), `topics.exclude` (never the
-  removed `topics.blacklist`);
+  `topics.blacklist` Kafka 4 removed: it would be silently ignored there) as
+  mm2gov's exclusions followed by the tenant's own `exclude_topics`;
 - credentials as DirectoryConfigProvider references to mounted secrets, never values;
 - `delivery: exactly_once` flows only: KIP-618 transactions on the target under the
   flow's own transactional ids, the source read committed (`exactly_once_entries`).
@@ -43,7 +44,12 @@ from governance.model.names import (
 )
 
 REPLICATION_POLICIES = REPLICATION_POLICY_CLASSES  # one mapping, in names.py (the OPA input carries it too)
+# Kafka 3.x's default topics.exclude (`.*[\-\.]internal`, ...; 4.x narrowed its first item to `mm2.*\.internal`)
+# and the flows' own topics: every flow excludes these, whatever its tenant adds (`topics_exclude`).
 TOPICS_EXCLUDE = r".*[\-\.]internal,.*\.replica,__.*,mm2gov\..*"
+# MM2's default groups.exclude (DefaultGroupFilter.GROUPS_EXCLUDE_DEFAULT, the same in 3.9 and 4.3): setting
+# groups.exclude replaces it, so a flow's own exclusions come after it, never instead of it.
+GROUPS_EXCLUDE = r"console-consumer-.*,connect-.*,__.*"
 TLS_PROTOCOLS = {
     "TLSv1": "TLSv1.3,TLSv1.2,TLSv1.1,TLSv1", "TLSv1.1": "TLSv1.3,TLSv1.2,TLSv1.1",
     "TLSv1.2": "TLSv1.3,TLSv1.2", "TLSv1.3": "TLSv1.3",
@@ -127,9 +133,10 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         "This flow only; the reverse direction is off.",
         (f"{pair}.enabled", "true"),
         (f"{target}->{source}.enabled", "false"),
-        (f"{pair}.topics", ",".join(flow["topics"])),  # items have no comma (config/regex.py grammar)
-        (f"{pair}.topics.exclude", TOPICS_EXCLUDE),
+        (f"{pair}.topics", ",".join(topics_items(flow))),  # items have no comma (config/regex.py grammar)
+        (f"{pair}.topics.exclude", topics_exclude(flow)),
         (f"{pair}.groups", ",".join(flow["groups"]) or "^$"),
+        *([(f"{pair}.groups.exclude", groups_exclude(flow))] if flow.get("exclude_groups") else []),
         ("replication.policy.class", REPLICATION_POLICIES[flow["replication_policy"]]),
         ("replication.policy.separator", REMOTE_SEPARATOR),
         None,
@@ -155,6 +162,10 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         ("emit.heartbeats.enabled", "true"),
         (f"{target}->{source}.emit.heartbeats.enabled", "false"),
         "MM2 replicates any topic named heartbeats whatever the topic filter says (KIP-1089); not this one.",
+        # Kafka 3.9's MM2 accepts every key of this file, the exactly-once ones included, and ignores this one
+        # (4.0+): harmless there, the only heartbeats topic the flow's policy knows is its own (or a remote copy),
+        # reserved names its MM2 may not read on the source (docs/generate-apply.md, "Upgrading a flow's
+        # MirrorMaker 2"; tests/integration/test_mm2_upgrade.py runs this file on 3.9.2's MM2).
         ("heartbeats.replication.enabled", "false"),
         ("sync.topic.configs.enabled", "true"),
         ("refresh.topics.interval.seconds", "30"),
@@ -171,6 +182,25 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         ("heartbeats.topic.replication.factor", "-1"),
     ]
     return entries
+
+
+def topics_items(flow: dict[str, Any]) -> list[str]:
+    """The flow's `topics` items: the tenant's regexes and, for a flow with an `slo`, its tenant's probe topic
+    as one exact item (input.py's fact, from names.probe_topic: inside the tenant's first prefix)."""
+    probe = flow.get("probe")
+    return [*flow["topics"], probe["topic_item"]] if probe else list(flow["topics"])
+
+
+def topics_exclude(flow: dict[str, Any]) -> str:
+    """The flow's `topics.exclude`: mm2gov's exclusions first, then the tenant's `exclude_topics` (legacy
+    blacklists land there through `mm2gov import`). A tenant can only add: the list is never the tenant's alone,
+    so no exclude of its own can bring internal or other flows' topics back."""
+    return ",".join([TOPICS_EXCLUDE, *flow.get("exclude_topics", ())])
+
+
+def groups_exclude(flow: dict[str, Any]) -> str:
+    """The flow's `groups.exclude` when its tenant narrows the groups: MM2's default list, then its own."""
+    return ",".join([GROUPS_EXCLUDE, *flow.get("exclude_groups", ())])
 
 
 INTERNAL_REST_LISTENER = "http://127.0.0.1:0"  # loopback, any free port: nothing outside the host reaches it

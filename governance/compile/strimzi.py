@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from governance.compile.acls import ClusterBindings, mm2_internal_prefix, mm2_principal
-from governance.compile.mm2 import REPLICATION_POLICIES, TOPICS_EXCLUDE
+from governance.compile.mm2 import REPLICATION_POLICIES, groups_exclude, topics_exclude, topics_items
 from governance.compile.topics import RemoteTopic
 from governance.config.schema import EXACTLY_ONCE, Cluster
 from governance.errors import ConfigError
@@ -109,9 +109,10 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
                 "sourceConnector": {"tasksMax": 1, "config": connector_config},
                 # Strimzi's v1 API has no heartbeat connector: heartbeats run in the dedicated MM2 only
                 "checkpointConnector": {"tasksMax": 1, "config": checkpoint_config},
-                "topicsPattern": ",".join(flow["topics"]),
-                "topicsExcludePattern": TOPICS_EXCLUDE,
+                "topicsPattern": ",".join(topics_items(flow)),
+                "topicsExcludePattern": topics_exclude(flow),
                 "groupsPattern": ",".join(flow["groups"]) or "^$",
+                **({"groupsExcludePattern": groups_exclude(flow)} if flow.get("exclude_groups") else {}),
             }],
         },
     }

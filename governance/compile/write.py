@@ -10,6 +10,7 @@ import yaml
 
 from governance.compile.desired import DesiredState
 from governance.compile.k8s_tenants import tenant_manifests
+from governance.compile.mm2_logging import log4j2_path, mm2_log4j2
 from governance.compile.monitoring import DUMPER
 from governance.model.acl import AclBinding
 
@@ -42,6 +43,7 @@ def write_outputs(state: DesiredState, out: Path, tenant_secrets: dict[str, list
 
     for flow in state.flows:
         write(out / "mm2" / f"{flow.flow_id}.properties", flow.properties)
+        write(out / log4j2_path(flow.flow_id), mm2_log4j2(flow.tenant, flow.flow_id, state.header))
     for cluster, bindings in sorted(state.bindings.items()):
         write(out / "acls" / f"{cluster}.json", acl_document(state.header, cluster, sorted(bindings)))
     for obj in state.strimzi:

@@ -393,7 +393,7 @@ def _check_tenant(tenant: Tenant, document: Document, clusters: dict[str, Cluste
                                     f"flows[{i}]: a second flow {flow.source} -> {flow.target} "
                                     f"(merge it into flows[{seen_pairs[pair]}])"))
         seen_pairs.setdefault(pair, i)
-        for kind in ("topics", "groups"):
+        for kind in ("topics", "groups", "exclude_topics", "exclude_groups"):
             for j, regex in enumerate(getattr(flow, kind)):
                 if regex in patterns:
                     continue

@@ -7,6 +7,7 @@ classification) are not here: they are Rego rules.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -22,6 +23,9 @@ _HOST_PORT = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9
 BootstrapServers = Annotated[str, StringConstraints(pattern=rf"^{_HOST_PORT}(,{_HOST_PORT})*$")]
 
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+# A first topic prefix the probe topic (prefix + "mm2gov-probe") can follow: Kafka's legal topic characters,
+# 249 characters at most with the 12-character suffix.
+PROBE_PREFIX = re.compile(r"^[A-Za-z0-9._-]{1,237}$")
 EXACTLY_ONCE = "exactly_once"  # a flow's `delivery` that makes its MM2 transactional (KIP-618)
 
 
@@ -79,11 +83,36 @@ class RecordMarker(Strict):
     value: NonEmpty
 
 
+class Slo(Strict):
+    """A flow's replication SLO, measured end to end by `mm2gov probe` (docs/probe.md)."""
+
+    latency_p99_ms: int = Field(gt=0, description="Highest allowed p99 end-to-end latency of the probe's canaries, "
+                                                  "from the probe's send on the source to its read on the target (ms)")
+    max_lost: int = Field(0, ge=0, description="Canaries a run may miss on the target after its wait (default 0)")
+    max_duplicated: int = Field(0, ge=0, description="Duplicate canary copies a run may see on the target "
+                                                     "(default 0; an at_least_once MM2 may copy some twice "
+                                                     "after a crash)")
+    max_reordered: int = Field(0, ge=0, description="Canaries a run may see out of their source partition's "
+                                                    "order (default 0)")
+    affinity: bool = Field(True, description="Every canary lands in the target partition with its source "
+                                             "partition's number (keyed consumers keep their affinity)")
+
+
 class Flow(Strict):
     source: DnsLabel
     target: DnsLabel
     topics: list[NonEmpty] = Field(min_length=1, description="Java regexes, inside the tenant's topic_prefixes")
     groups: list[NonEmpty] = Field(default_factory=list, description="Java regexes, inside group_prefixes")
+    exclude_topics: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Java regexes (same grammar as topics) of topics the flow does not replicate even when topics "
+                    "matches them; they only narrow the flow: its MM2's topics.exclude is always mm2gov's own "
+                    "exclusions (internal topics, mm2gov.*) followed by these. `mm2gov import` carries a legacy "
+                    "topics.exclude / topics.blacklist here")
+    exclude_groups: list[NonEmpty] = Field(
+        default_factory=list,
+        description="Java regexes (same grammar as groups) of consumer groups whose offsets the flow does not "
+                    "sync even when groups matches them; MM2's default groups.exclude always stays in front")
     replication_policy: Literal["default", "identity"] = "default"
     delivery: Literal["at_least_once", "exactly_once"] = Field(
         "at_least_once",
@@ -94,6 +123,9 @@ class Flow(Strict):
                     "isolation.level=read_committed (read_uncommitted ones still see aborted copies), and the "
                     "target's transaction coordinator carries the load. at_least_once (default): records are "
                     "visible at once and a crash may copy some twice")
+    slo: Slo | None = Field(
+        None, description="Opt-in replication SLO: the flow also replicates its tenant's probe topic "
+                          "(<first topic prefix>mm2gov-probe) and `mm2gov probe` measures it against these numbers")
 
 
 class Grant(Strict):
@@ -118,6 +150,15 @@ class Tenant(Strict):
     record_marker: RecordMarker | None = None
     flows: list[Flow] = Field(default_factory=list)
     grants: list[Grant] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _probe_topic_is_a_topic(self) -> Tenant:
+        # The probe topic is named inside the first prefix (names.probe_topic): it must be a Kafka topic name.
+        if any(flow.slo for flow in self.flows) and not PROBE_PREFIX.match(self.topic_prefixes[0]):
+            raise ValueError(f"a flow has an slo, so the first topic prefix {self.topic_prefixes[0]!r} names the "
+                             "probe topic and must be a Kafka topic name: letters, digits, '.', '_', '-', at most "
+                             "237 characters")
+        return self
 
 
 def repo_json_schema() -> dict[str, Any]:

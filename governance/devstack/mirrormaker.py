@@ -3,6 +3,9 @@
 The class path is mm2gov's per-flow replication policy (replication-policy/, built at setup by
 install/replication-policy.sh), then Kafka's libs: a flow's file names
 `io.mm2gov.replication.FlowReplicationPolicy` (or the identity one) as `replication.policy.class`.
+`kafka_version="3"` runs the MM2 of the last Kafka 3.x release (KAFKA3_VERSION, install/kafka3.sh) instead
+of the pinned 4.x, with the same policy jar (built against 4.x, using only the KIP-690 API 3.x has): the
+MM2 a flow is rolled from in the version-upgrade test, and a legacy shared MM2 in the migration test.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ import signal
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+from governance.compile.mm2_logging import LOG_DIR_PROPERTY
 from governance.devstack import tools
 from governance.devstack.files import write_public
 from governance.devstack.kafka import JVM_OPTS, LOG4J2
@@ -20,6 +25,7 @@ from governance.devstack.process import LOOPBACK, ManagedProcess, ensure_port_fr
 
 MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
 STARTED_LINE = "Kafka MirrorMaker started"
+KafkaMajor = Literal["4", "3"]
 
 
 @dataclass
@@ -31,6 +37,8 @@ class MirrorMaker:
     run_dir: Path
     metrics_config: Path | None = None  # a Prometheus JMX exporter config: serve /metrics when given
     metrics_port: int = 0
+    kafka_version: KafkaMajor = "4"  # "3": Kafka 3.x's MM2 (KAFKA3_VERSION) instead of the pinned 4.x
+    log4j_config: Path | None = None  # a log4j2 properties file (`generate`'s mm2/logging/); else plain text
     process: ManagedProcess | None = None
     _log_start: int = 0  # the log is appended to across runs: readiness looks past this offset only
 
@@ -44,9 +52,10 @@ class MirrorMaker:
 
     def start(self, timeout: float = 120) -> None:
         java = tools.java()
-        classpath = mm2_classpath()
-        log4j = self.home / "log4j2.properties"
-        write_public(log4j, LOG4J2.encode())
+        classpath = mm2_classpath(self.kafka_version)
+        log4j = self.log4j_config or self.home / "log4j2.properties"
+        if self.log4j_config is None:
+            write_public(log4j, LOG4J2.encode())
         agent = []
         if self.metrics_config is not None:
             self.metrics_port = self.metrics_port or free_port()
@@ -56,6 +65,7 @@ class MirrorMaker:
             name=f"mm2-{self.name}",
             argv=[
                 str(java), *JVM_OPTS, *agent, f"-Dlog4j2.configurationFile={log4j}",
+                f"-D{LOG_DIR_PROPERTY}={self.home}",
                 "-cp", classpath, MAIN_CLASS, str(self.properties),
             ],
             log_path=self.log_path,
@@ -91,9 +101,11 @@ class MirrorMaker:
             self.process.popen.wait(timeout)
 
 
-def mm2_classpath() -> str:
-    """The replication policy's jar before Kafka's libs (MissingTool, with the remedy, when either is absent)."""
-    return f"{tools.replication_policy_jar()}:{tools.kafka().classpath}"
+def mm2_classpath(kafka_version: KafkaMajor = "4") -> str:
+    """The replication policy's jar before Kafka's libs, the pinned 4.x's or (`"3"`) the last 3.x release's
+    (MissingTool, with the remedy, when either is absent)."""
+    distribution = tools.kafka3() if kafka_version == "3" else tools.kafka()
+    return f"{tools.replication_policy_jar()}:{distribution.classpath}"
 
 
 def dedicated_properties(

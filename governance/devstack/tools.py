@@ -2,11 +2,11 @@
 
 The tools mm2gov itself runs (opa, Java, Spark's Kafka jars), the pinned versions and the cache
 are found by `governance.tools` (re-exported here); this module adds what only the local stack
-runs: the Kafka distribution, kube-apiserver, etcd, the JMX exporter agent, kustomize (which
-builds the manifests under k8s/ for the tests) and the jars built from this checkout's Java modules
-(the per-flow MM2 replication policy; the oracle's is found by devstack/oracle.py). `make setup`
-(install/*.sh) puts them in the cache; every lookup fails with one line that says what is
-missing and how to get it.
+runs: the Kafka distribution, kube-apiserver, etcd, the JMX exporter agent, Prometheus, promtool and
+Alertmanager (the monitoring tests), kustomize (which builds the manifests under k8s/ for the tests)
+and the jars built from this checkout's Java modules (the per-flow MM2 replication policy; the
+oracle's is found by devstack/oracle.py). `make setup` (install/*.sh) puts them in the cache; every
+lookup fails with one line that says what is missing and how to get it.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ __all__ = [
     "MIN_JAVA",
     "KafkaDistribution",
     "MissingTool",
+    "alertmanager",
+    "amtool",
     "cache_dir",
     "etcd",
     "java",
@@ -44,6 +46,8 @@ __all__ = [
     "kube_apiserver",
     "kustomize",
     "opa",
+    "prometheus",
+    "promtool",
     "replication_policy_jar",
     "sources_key",
     "spark_kafka_jars",
@@ -76,11 +80,12 @@ def kafka() -> KafkaDistribution:
 
 
 def kafka3() -> KafkaDistribution:
-    """The older broker (KAFKA3_VERSION, the last 3.x release) the broker-compatibility test runs as a source."""
+    """The older Kafka (KAFKA3_VERSION, the last 3.x release): the broker the broker-compatibility test runs as a
+    source and the MirrorMaker 2 a flow is rolled from in the version-upgrade test (install/kafka3.sh)."""
     version = versions()["KAFKA3_VERSION"]
-    home = cache_dir() / f"kafka-3.x-{version}"
+    home = cache_dir() / f"kafka-3.x-{version}-mm2"
     if not (home / ".complete").is_file():
-        raise MissingTool(f"Kafka {version} (older broker) jars not found in {home}: {setup_hint('kafka3.sh')}")
+        raise MissingTool(f"Kafka {version} (older broker, MM2) jars not found in {home}: {setup_hint('kafka3.sh')}")
     return KafkaDistribution(version, home / "libs")
 
 
@@ -99,6 +104,35 @@ def kustomize() -> Path:
     if not os.access(path, os.X_OK):
         raise MissingTool(f"kustomize {version} not found at {path}: {setup_hint('kustomize.sh')}")
     return path
+
+
+def _prometheus_binary(name: str, pin: str) -> Path:
+    """A binary built by install/prometheus.sh: `<cache>/bin/<name>-<pinned version>`."""
+    version = versions()[pin]
+    path = cache_dir() / "bin" / f"{name}-{version}"
+    if not os.access(path, os.X_OK):
+        raise MissingTool(f"{name} {version} not found at {path}: {setup_hint('prometheus.sh')}")
+    return path
+
+
+def prometheus() -> Path:
+    """The real Prometheus server the monitoring tests scrape MM2 and evaluate the generated rules with."""
+    return _prometheus_binary("prometheus", "PROMETHEUS_VERSION")
+
+
+def promtool() -> Path:
+    """Prometheus' own checker: `check rules` and `test rules` on the generated alert rules."""
+    return _prometheus_binary("promtool", "PROMETHEUS_VERSION")
+
+
+def alertmanager() -> Path:
+    """The real Alertmanager the routing tests deliver the generated rules' alerts through."""
+    return _prometheus_binary("alertmanager", "ALERTMANAGER_VERSION")
+
+
+def amtool() -> Path:
+    """Alertmanager's own checker: `check-config` on the generated Alertmanager configuration."""
+    return _prometheus_binary("amtool", "ALERTMANAGER_VERSION")
 
 
 STRIMZI_CRDS_ENV = "MM2GOV_STRIMZI_CRDS"

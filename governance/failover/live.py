@@ -8,27 +8,25 @@ group the repo does not give is a ConfigError (exit 2).
 from __future__ import annotations
 
 import logging
-import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
 
-from governance.compile.mm2 import TOPICS_EXCLUDE
+from governance.compile.mm2 import topics_exclude
 from governance.config.loader import Inventory
 from governance.config.regex import java_list_matcher, split_list
-from governance.errors import ConfigError, RuntimeFailure
+from governance.errors import ConfigError
 from governance.failover.assess import PartitionFacts, resume
 from governance.failover.records import Checkpoint, OffsetSync, RecordFormatError, parse_checkpoint, parse_offset_sync
 from governance.kafka import admin as kafka_admin
 from governance.kafka.apply import cluster_metadata
+from governance.kafka.reader import CommittedReader, kafka_failure
 from governance.model.names import flow_id, mm2_flow_topics, remote_name
 
 log = logging.getLogger("mm2gov.failover")
 TIMEOUT = 30.0
-READ_TIMEOUT = 120.0  # to read one partition to its end
 
 
 @dataclass(frozen=True)
@@ -43,6 +41,7 @@ class FlowRef:
     topic_prefixes: tuple[str, ...]  # the tenant's own: a name outside them is never the tenant's,
     group_prefixes: tuple[str, ...]  # whatever a (policy-violating) flow regex says
     delivery: str  # exactly_once: consumers on the target read with read_committed
+    exclude_topics: tuple[str, ...] = ()  # the flow's own, after mm2gov's (compile/mm2.py topics_exclude)
 
 
 def find_flow(inventory: Inventory, tenant: str, source: str, target: str) -> FlowRef:
@@ -54,7 +53,7 @@ def find_flow(inventory: Inventory, tenant: str, source: str, target: str) -> Fl
         if (flow.source, flow.target) == (source, target):
             return FlowRef(tenant, flow_id(tenant, source, target), source, target, tuple(flow.topics),
                            tuple(flow.groups), flow.replication_policy, tuple(declared.topic_prefixes),
-                           tuple(declared.group_prefixes), flow.delivery)
+                           tuple(declared.group_prefixes), flow.delivery, tuple(flow.exclude_topics))
     flows = ", ".join(f"{f.source} -> {f.target}" for f in declared.flows) or "none"
     raise ConfigError(f"tenant '{tenant}' has no flow {source} -> {target} (its flows: {flows})")
 
@@ -66,9 +65,10 @@ def gather(flow: FlowRef, source: dict[str, Any], target: dict[str, Any],
     target_topics = cluster_metadata(flow.target, target).topics
     groups = _groups(flow, source, only_groups)
     in_flow = java_list_matcher(flow.topics)
-    excluded = java_list_matcher(split_list(TOPICS_EXCLUDE))
+    excluded = java_list_matcher(split_list(topics_exclude({"exclude_topics": flow.exclude_topics})))
     names = mm2_flow_topics(flow.flow)
-    with _Reader(flow.target, target) as on_target, _Reader(flow.source, source) as on_source:
+    with (CommittedReader(flow.target, target, "failover") as on_target,
+          CommittedReader(flow.source, source, "failover") as on_source):
         checkpoints = _latest(on_target, names.checkpoints, target_topics, _checkpoint_key, parse_checkpoint)
         syncs = _latest(on_target, names.offset_syncs, target_topics, _sync_key, parse_offset_sync)
         facts = []
@@ -104,7 +104,7 @@ def _groups(flow: FlowRef, source: dict[str, Any], only: Sequence[str]) -> list[
     try:
         listed = admin.list_consumer_groups(request_timeout=TIMEOUT).result(timeout=TIMEOUT)
     except KafkaException as exc:
-        raise _failure(flow.source, "list consumer groups", exc) from None
+        raise kafka_failure(flow.source, "list consumer groups", exc) from None
     selects = java_list_matcher(flow.groups)
     groups = sorted({g.group_id for g in listed.valid
                      if selects(g.group_id) and g.group_id.startswith(flow.group_prefixes)})
@@ -124,7 +124,7 @@ def _committed(alias: str, config: dict[str, Any], group: str) -> dict[tuple[str
     except KafkaException as exc:
         if exc.args[0].code() == KafkaError.GROUP_ID_NOT_FOUND:
             return {}
-        raise _failure(alias, f"committed offsets of group {group}", exc) from None
+        raise kafka_failure(alias, f"committed offsets of group {group}", exc) from None
     return {(p.topic, p.partition): p.offset for p in partitions if p.offset >= 0 and p.error is None}
 
 
@@ -135,7 +135,7 @@ def _members(alias: str, config: dict[str, Any], group: str) -> int:
     try:
         return len(future.result(timeout=TIMEOUT).members or [])
     except KafkaException as exc:
-        raise _failure(alias, f"describe group {group}", exc) from None
+        raise kafka_failure(alias, f"describe group {group}", exc) from None
 
 
 def _checkpoint_key(record: Checkpoint) -> tuple[str, str, int]:
@@ -146,7 +146,7 @@ def _sync_key(record: OffsetSync) -> tuple[str, int]:
     return record.topic, record.partition
 
 
-def _latest(reader: _Reader, topic: str, existing: dict[str, Any], key: Callable[[Any], tuple],
+def _latest(reader: CommittedReader, topic: str, existing: dict[str, Any], key: Callable[[Any], tuple],
             parse: Callable[[bytes | None, bytes | None], Any]) -> dict[tuple, tuple[Any, int]]:
     """The last record per key of a compacted MM2 topic, with its timestamp; {} if MM2 has not created it."""
     if topic not in existing:
@@ -160,66 +160,3 @@ def _latest(reader: _Reader, topic: str, existing: dict[str, Any], key: Callable
             continue
         latest[key(record)] = (record, message.timestamp()[1])
     return latest
-
-
-def _failure(alias: str, what: str, exc: KafkaException) -> RuntimeFailure:
-    error = exc.args[0]
-    name, text = (error.name(), error.str()) if hasattr(error, "name") else (type(exc).__name__, str(exc))
-    return RuntimeFailure(f"cluster {alias}: {what}: {name}: {text}")
-
-
-class _Reader:
-    """One read_committed consumer (no group, nothing committed) for watermarks, counts and whole topics."""
-
-    def __init__(self, alias: str, config: dict[str, Any]) -> None:
-        self.alias = alias
-        self.consumer = Consumer({**config, "group.id": f"mm2gov-failover-{uuid.uuid4().hex[:8]}",
-                                  "enable.auto.commit": False, "enable.partition.eof": True,
-                                  "isolation.level": "read_committed", "auto.offset.reset": "earliest"},
-                                 logger=logging.getLogger("mm2gov.librdkafka"))
-
-    def __enter__(self) -> _Reader:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.consumer.close()
-
-    def watermarks(self, topic: str, partition: int) -> tuple[int, int]:
-        """(log start, log end) of the partition."""
-        try:
-            low, high = self.consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=TIMEOUT)
-        except KafkaException as exc:
-            raise _failure(self.alias, f"offsets of {topic}[{partition}]", exc) from None
-        return low, high
-
-    def count(self, topic: str, partition: int, start: int) -> int:
-        """Records a read_committed consumer reads from `start` to the partition's end."""
-        low, high = self.watermarks(topic, partition)
-        if start >= high:  # nothing there; assigning past the end would reset to the start
-            return 0
-        return sum(1 for _ in self._until_end([TopicPartition(topic, partition, max(start, low))]))
-
-    def read(self, topic: str) -> list[Any]:
-        """Every record of the topic, partition by partition, in log order."""
-        metadata = self.consumer.list_topics(topic, timeout=TIMEOUT).topics[topic]
-        return list(self._until_end([TopicPartition(topic, p, -2) for p in sorted(metadata.partitions)]))
-
-    def _until_end(self, partitions: list[TopicPartition]):
-        self.consumer.assign(partitions)
-        pending = {(p.topic, p.partition) for p in partitions}
-        deadline = time.monotonic() + READ_TIMEOUT
-        try:
-            while pending:
-                if time.monotonic() > deadline:
-                    raise RuntimeFailure(f"cluster {self.alias}: timed out reading {sorted(pending)} to its end")
-                for message in self.consumer.consume(1000, timeout=1.0):
-                    error = message.error()
-                    if error is None:
-                        yield message
-                    elif error.code() == KafkaError._PARTITION_EOF:
-                        pending.discard((message.topic(), message.partition()))
-                    else:
-                        raise RuntimeFailure(f"cluster {self.alias}: reading {message.topic()}: "
-                                             f"{error.name()}: {error.str()}")
-        finally:
-            self.consumer.unassign()

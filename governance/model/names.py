@@ -150,6 +150,33 @@ def remote_name(replication_policy: str, source_alias: str, name: str) -> str:
     return remote_prefix(replication_policy, source_alias) + name
 
 
+# ---- the replication probe (`mm2gov probe`, governance/probe) ----------------------------------
+
+PROBE_TOPIC_NAME = "mm2gov-probe"
+PROBE_USER_PREFIX = "mm2gov-probe-"  # inside the reserved `mm2gov` user prefix: no tenant may declare it
+PROBE_PARTITIONS = 3  # the probe topic's partitions when the probe creates it
+
+
+def probe_topic(topic_prefixes: list[str]) -> str:
+    """The tenant's probe topic on a flow's source: inside its first topic prefix, so the tenant's flows
+    replicate it like any other of its topics and no other tenant's name can be reached through it."""
+    return f"{topic_prefixes[0]}{PROBE_TOPIC_NAME}"
+
+
+def literal_regex(name: str) -> str:
+    """A Java regex (config/regex.py grammar) matching exactly `name`: every punctuation mark escaped."""
+    return "".join(c if (c.isascii() and c.isalnum()) or c == "_" else f"\\{c}" for c in name)
+
+
+def probe_user(tenant: str) -> str:
+    """The user a tenant's probe logs in as on its flows' clusters (one per tenant; tenant names are unique)."""
+    return f"{PROBE_USER_PREFIX}{tenant}"
+
+
+def probe_principal(tenant: str) -> str:
+    return f"User:{probe_user(tenant)}"
+
+
 def user_name(principal: str) -> str:
     """The user name of a `User:<name>` principal."""
     return principal.split(":", 1)[1]
@@ -183,6 +210,38 @@ def tenant_namespace(tenant: str, declared: str | None) -> str:
     """The Kubernetes namespace of a tenant's workloads and Secrets: its `namespace:`, else its name."""
     return declared or tenant
 
+
+# ---- alert routing (compile/monitoring.py: the generated Alertmanager configuration) ------------
+
+# Alerts of no tenant go here: a `.` no tenant name (a DNS label) holds, so no tenant named `platform`
+# can take the platform's receiver, nor make the configuration invalid with a second receiver of its name.
+PLATFORM_ALERT_RECEIVER = "mm2gov.platform"
+
+
+def alert_receiver(tenant: str) -> str:
+    """The Alertmanager receiver a tenant's alerts are routed to."""
+    return f"mm2gov-{tenant}"
+
+
+def alert_webhook_secret(tenant: str) -> str:
+    """The Secret holding the tenant's Slack webhook URL, mounted into Alertmanager."""
+    return f"mm2gov-alerts-{tenant}"
+
+
+
+# ---- dashboards (compile/monitoring.py: one Grafana dashboard per tenant) ----------------------------
+
+GRAFANA_UID_MAX = 40  # Grafana refuses a longer dashboard uid (its Dashboard API documentation)
+
+
+def dashboard_uid(tenant: str) -> str:
+    """The tenant's Grafana dashboard uid: `mm2gov-<tenant>` when it fits, else its start, `_` and a hash of
+    the name (a `_` no tenant name holds, so no tenant's plain uid equals another's hashed one)."""
+    uid = f"mm2gov-{tenant}"
+    if len(uid) <= GRAFANA_UID_MAX:
+        return uid
+    digest = hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:20]
+    return f"{uid[:GRAFANA_UID_MAX - len(digest) - 1]}_{digest}"
 
 # ---- reserved names ---------------------------------------------------------------------------
 

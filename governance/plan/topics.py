@@ -1,5 +1,6 @@
-"""What a change to a flow's topic patterns does: patterns added and removed, the source topics they start
-or stop replicating, and what becomes of the remote topics a removal leaves on the target. Pure.
+"""What a change to a flow's topic patterns does: patterns (and the flow's own exclusions) added and removed,
+the source topics they start or stop replicating, and what becomes of the remote topics a removal leaves on
+the target. Pure.
 
 MM2 replicates a source topic when one of the flow's `topics` patterns matches its whole name and no
 `topics.exclude` pattern does (compile/mm2.py writes both); the live topic lists come from the CLI.
@@ -16,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from governance.compile.acls import desired_bindings
-from governance.compile.mm2 import TOPICS_EXCLUDE
+from governance.compile.mm2 import TOPICS_EXCLUDE, topics_exclude
 from governance.config.regex import RegexProblem, java_list_matcher, split_list
 from governance.model.acl import AclBinding
 from governance.model.names import mm2_principal, remote_name
@@ -41,15 +42,18 @@ class FlowTopics:
     remote_stopped: tuple[str, ...] = ()  # their remote topics on the target: kept, no longer updated
     remote_prefixes: tuple[str, ...] = ()  # where this flow's remote topics live on the target
     readers_after: tuple[str, ...] = ()  # tenant principals that can still READ those prefixes after the change
+    excludes_added: tuple[str, ...] = ()  # the flow's own `exclude_topics` items (legacy blacklists land there)
+    excludes_removed: tuple[str, ...] = ()
 
     @property
     def stops_something(self) -> bool:
-        return bool(self.patterns_removed)
+        return bool(self.patterns_removed or self.excludes_added)
 
     def to_record(self) -> dict[str, Any]:
         return {"flow": self.flow, "tenant": self.tenant, "source": self.source, "target": self.target,
                 "status": self.status,
                 "patterns": {"added": list(self.patterns_added), "removed": list(self.patterns_removed)},
+                "excludes": {"added": list(self.excludes_added), "removed": list(self.excludes_removed)},
                 "live": self.live,
                 "topics": {"started": list(self.topics_started), "stopped": list(self.topics_stopped)},
                 "remote_topics_kept": list(self.remote_stopped),
@@ -61,11 +65,12 @@ def _flows(scopes: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
     return {f["id"]: (tenant, f) for tenant, scope in scopes.items() for f in scope["flows"]}
 
 
-def replicated(patterns: list[str], topics: frozenset[str], prefixes: list[str]) -> set[str]:
-    """The topics MM2 replicates with these `topics` patterns (and mm2gov's `topics.exclude`), among those its
+def replicated(patterns: list[str], topics: frozenset[str], prefixes: list[str],
+               exclude: str = TOPICS_EXCLUDE) -> set[str]:
+    """The topics MM2 replicates with these `topics` patterns (and the flow's `topics.exclude`), among those its
     ACLs let it read: the tenant's own prefixes. So a hostile `.*` lists no neighbour's topic name in a plan."""
     included: Callable[[str], bool] = java_list_matcher(patterns)
-    excluded = java_list_matcher(split_list(TOPICS_EXCLUDE))
+    excluded = java_list_matcher(split_list(exclude))
     return {t for t in topics if t.startswith(tuple(prefixes)) and included(t) and not excluded(t)}
 
 
@@ -97,7 +102,10 @@ def flow_topic_changes(base_scopes: Mapping[str, Any], head_scopes: Mapping[str,
         old, new = before.get(flow_id), after.get(flow_id)
         old_patterns = list(old[1]["topics"]) if old else []
         new_patterns = list(new[1]["topics"]) if new else []
-        if old and new and set(old_patterns) == set(new_patterns):  # MM2 ORs them: order is no change
+        old_excludes = list(old[1].get("exclude_topics", ())) if old else []
+        new_excludes = list(new[1].get("exclude_topics", ())) if new else []
+        # MM2 ORs the items of each list: order is no change
+        if old and new and set(old_patterns) == set(new_patterns) and set(old_excludes) == set(new_excludes):
             continue
         tenant, flow = new or old  # type: ignore[misc]
         status = ADDED if old is None else REMOVED if new is None else CHANGED
@@ -109,12 +117,16 @@ def flow_topic_changes(base_scopes: Mapping[str, Any], head_scopes: Mapping[str,
             tuple(p for p in new_patterns if p not in old_patterns),
             tuple(p for p in old_patterns if p not in new_patterns),
             remote_prefixes=tuple(prefixes),
-            readers_after=_readers(head_bindings or {}, mm2s, flow["target"], prefixes) if old else ())
+            readers_after=_readers(head_bindings or {}, mm2s, flow["target"], prefixes) if old else (),
+            excludes_added=tuple(e for e in new_excludes if e not in old_excludes) if old and new else (),
+            excludes_removed=tuple(e for e in old_excludes if e not in new_excludes) if old and new else ())
         topics = (source_topics or {}).get(flow["source"])
         if topics is not None:
             try:
-                was = replicated(old_patterns, topics, base_scopes[old[0]]["topic_prefixes"] if old else [])
-                now = replicated(new_patterns, topics, head_scopes[new[0]]["topic_prefixes"] if new else [])
+                was = replicated(old_patterns, topics, base_scopes[old[0]]["topic_prefixes"] if old else [],
+                                 topics_exclude(old[1]) if old else TOPICS_EXCLUDE)
+                now = replicated(new_patterns, topics, head_scopes[new[0]]["topic_prefixes"] if new else [],
+                                 topics_exclude(new[1]) if new else TOPICS_EXCLUDE)
             except RegexProblem:  # outside the grammar: a violation the plan lists; patterns only here
                 changes.append(change)
                 continue

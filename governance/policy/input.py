@@ -71,6 +71,13 @@ def _tenant(tenant: Tenant, inventory: Inventory) -> dict[str, Any]:
                                      | {names.tls_secret(a, p.name) for a in aliases})
                               for p in tenant.principals],
     }
+    if any(flow.slo for flow in tenant.flows):  # its probe's user and credential Secrets (compile/acls.py)
+        probe = names.probe_principal(tenant.name)
+        data["names"]["probe"] = {
+            "user": names.probe_user(tenant.name), "principal": probe,
+            "secrets": sorted({names.scram_secret(a, probe) for a in aliases}
+                              | {names.tls_secret(a, probe) for a in aliases}),
+        }
     return data
 
 
@@ -96,6 +103,16 @@ def _flow(tenant: Tenant, flow: dict[str, Any], inventory: Inventory) -> dict[st
         "remote_topic_prefixes": [remote + p for p in tenant.topic_prefixes],
         "mm2_secrets": sorted({names.scram_secret(a, names.mm2_principal(fid)) for a in aliases}
                               | {names.tls_secret(a, names.mm2_principal(fid)) for a in aliases}),
+        # An `slo` flow also replicates its tenant's probe topic: this one exact topics item (names.py) and
+        # nothing more; admission and the scopes read it from here, never re-derive it.
+        "probe": _probe(tenant, flow, remote),
         "topic_patterns": [inventory.patterns[r].to_input() for r in flow["topics"]],
         "group_patterns": [inventory.patterns[r].to_input() for r in flow["groups"]],
     }
+
+
+def _probe(tenant: Tenant, flow: dict[str, Any], remote: str) -> dict[str, str] | None:
+    if flow.get("slo") is None:
+        return None
+    topic = names.probe_topic(tenant.topic_prefixes)
+    return {"topic": topic, "topic_item": names.literal_regex(topic), "remote_topic": remote + topic}

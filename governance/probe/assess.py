@@ -54,6 +54,7 @@ class ProbeResult:
     foreign: int
     unacknowledged: int
     latency: Latency | None  # None when nothing was delivered
+    latencies_ms: tuple[int, ...] = ()  # every delivered canary's, for histograms (probe --serve)
 
 
 def percentile(values: Sequence[int], fraction: float) -> int:
@@ -94,7 +95,7 @@ def assess(run: str, sent: Sequence[Canary], received: Sequence[Received]) -> Pr
         run=run, sent=len(expected), delivered=len(first_ms),
         lost=tuple(sorted(key for key in expected if key not in first_ms)),
         duplicated=sum(count - 1 for count in copies.values()), reordered=reordered, misplaced=misplaced,
-        foreign=foreign, unacknowledged=unacknowledged, latency=latency)
+        foreign=foreign, unacknowledged=unacknowledged, latency=latency, latencies_ms=tuple(latencies))
 
 
 def misses(result: ProbeResult, slo: Slo) -> list[str]:

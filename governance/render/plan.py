@@ -46,6 +46,8 @@ def topic_lines(change: FlowTopics, name: Callable[[str], str] = str) -> list[st
 
     lines = [f"adds pattern {name(p)}" for p in change.patterns_added]
     lines += [f"removes pattern {name(p)}" for p in change.patterns_removed]
+    lines += [f"adds exclusion {name(p)}" for p in change.excludes_added]
+    lines += [f"removes exclusion {name(p)}" for p in change.excludes_removed]
     if change.live:
         lines += [f"starts replicating existing {change.source} topic {name(t)}" for t in change.topics_started]
         lines += [f"stops replicating {change.source} topic {name(t)}" for t in change.topics_stopped]

@@ -33,7 +33,13 @@ scopes := {name: scope |
 			"delivery": f.delivery,
 			"topics": f.topics,
 			"groups": f.groups,
+			# only narrow the flow: compile/mm2.py puts mm2gov's own exclusions in front of them
+			"exclude_topics": object.get(f, "exclude_topics", []),
+			"exclude_groups": object.get(f, "exclude_groups", []),
 			"remote_topic_prefixes": remotes[i],
+			# opt-in replication SLO and, with it, the probe topic the flow also replicates (input.py facts)
+			"slo": object.get(f, "slo", null),
+			"probe": object.get(f, "probe", null),
 		} |
 			some i, f in tenant.flows
 		],

@@ -25,11 +25,30 @@ test_scope_of_a_tenant if {
 			"delivery": "at_least_once",
 			"topics": ["payments\\.orders.*"],
 			"groups": ["payments-.*"],
+			"exclude_topics": [],
+			"exclude_groups": [],
 			"remote_topic_prefixes": ["onprem.payments."],
+			"slo": null,
+			"probe": null,
 		}],
 		"grants_given": [{"to": "marketing", "topics": ["payments.public."], "access": ["read"]}],
 		"grants_received": [],
 	}
+}
+
+test_flow_excludes_reach_the_scope if {
+	f := object.union(fx.payments.flows[0], {"exclude_topics": ["payments\\.orders\\.tmp.*"], "exclude_groups": ["payments-test.*"]})
+	s := scopes.scopes.payments with input as fx.repo([object.union(fx.payments, {"flows": [f]}), fx.marketing])
+	s.flows[0].exclude_topics == ["payments\\.orders\\.tmp.*"]
+	s.flows[0].exclude_groups == ["payments-test.*"]
+}
+
+test_probe_facts_reach_the_scope if {
+	probe := {"topic": "payments.mm2gov-probe", "topic_item": "payments\\.mm2gov\\-probe", "remote_topic": "onprem.payments.mm2gov-probe"}
+	f := object.union(fx.payments.flows[0], {"slo": {"latency_p99_ms": 500}, "probe": probe})
+	s := scopes.scopes.payments with input as fx.repo([object.union(fx.payments, {"flows": [f]}), fx.marketing])
+	s.flows[0].slo == {"latency_p99_ms": 500}
+	s.flows[0].probe == probe
 }
 
 test_every_tenant_has_a_scope if {

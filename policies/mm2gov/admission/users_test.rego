@@ -1,5 +1,6 @@
 package mm2gov.admission.rules.users_test
 
+import data.mm2gov.admission
 import data.mm2gov.admission.lib_test as t
 import data.mm2gov.lib.input_test as fx
 
@@ -284,4 +285,68 @@ test_unknown_user_has_no_secrets if {
 	d := with_password("payments", "payments-batch", "scram-cloud-payments-batch")
 	t.rules(d) == {"admission_user_unknown", "admission_user_secret"}
 	contains(t.message(d, "admission_user_secret"), "own credential Secrets (none)")
+}
+
+# ---- the tenant's probe (acls.py probe_scope) -----------------------------------
+
+probe_facts := {"topic": "payments.mm2gov-probe", "topic_item": "payments\\.mm2gov\\-probe", "remote_topic": "onprem.payments.mm2gov-probe"}
+
+probe_repo := object.union(t.repo, {"tenants": {"payments": object.union(t.repo.tenants.payments, {
+	"flows": [object.union(f, {"probe": probe_facts}) | some f in t.repo.tenants.payments.flows],
+	"names": object.union(t.repo.tenants.payments.names, {"probe": {
+		"user": "mm2gov-probe-payments", "principal": "User:mm2gov-probe-payments",
+		"secrets": ["scram-cloud-mm2gov-probe-payments", "scram-onprem-mm2gov-probe-payments"],
+	}}),
+})}})
+
+probe_decision(acls, repo) := d if {
+	d := admission.decision with input as user("payments", "mm2gov-probe-payments", acls) with data.mm2gov_repo as repo
+}
+
+probe_user(acls) := probe_decision(acls, probe_repo)
+
+probe_as_acls_py := [
+	acl("topic", "payments.mm2gov-probe", "literal", ["Create", "Write", "Describe"]),
+	acl("topic", "onprem.payments.mm2gov-probe", "literal", ["Read", "Describe"]),
+]
+
+test_probe_as_acls_py_pass if {
+	probe_user(probe_as_acls_py) == {"allowed": true, "violations": []}
+}
+
+test_probe_without_an_slo_flow_is_unknown if {
+	d := probe_decision(probe_as_acls_py, t.repo)
+	t.rules(d) == {"admission_user_unknown"}
+}
+
+test_probe_prefix_acl_fires if {
+	d := probe_user([acl("topic", "payments.mm2gov-probe", "prefix", ["Write"])])
+	t.rules(d) == {"admission_user_acl_operation"}
+	t.message(d, "admission_user_acl_operation") == "KafkaUser mm2gov-probe-payments: ACL 0 allows Write on topic prefix 'payments.mm2gov-probe', beyond what the probe user of tenant payments may do there (nothing: mm2gov grants it no such ACL); remove Write"
+}
+
+test_probe_reads_no_other_topic_and_no_group if {
+	d := probe_user([
+		acl("topic", "payments.orders", "literal", ["Read"]),
+		acl("topic", "payments.mm2gov-probe", "literal", ["Read"]),
+		acl("topic", "onprem.payments.mm2gov-probe", "literal", ["Write"]),
+		group("payments-", ["Read"]),
+		acl("topic", "marketing.mm2gov-probe", "literal", ["Write"]),
+	])
+	t.rules(d) == {"admission_user_acl_operation", "admission_user_acl_outside_scope"}
+	t.hits(d, "admission_user_acl_operation") == {
+		"spec/authorization/acls/0/operations", "spec/authorization/acls/1/operations",
+		"spec/authorization/acls/2/operations", "spec/authorization/acls/3/operations",
+	}
+	t.hits(d, "admission_user_acl_outside_scope") == {"spec/authorization/acls/4/resource/name"}
+}
+
+probe_with_password(secret) := d if {
+	obj := json.patch(user_object("mm2gov-probe-payments", probe_as_acls_py), [{"op": "add", "path": "/spec/authentication/password", "value": {"valueFrom": {"secretKeyRef": {"name": secret, "key": "password"}}}}])
+	d := admission.decision with input as t.request("KafkaUser", "mm2gov-probe-payments", "payments", obj) with data.mm2gov_repo as probe_repo
+}
+
+test_probe_takes_its_own_password_only if {
+	probe_with_password("scram-cloud-mm2gov-probe-payments").allowed
+	t.rules(probe_with_password("scram-cloud-mm2-payments-onprem-to-cloud")) == {"admission_user_secret"}
 }

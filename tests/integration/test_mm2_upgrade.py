@@ -1,0 +1,283 @@
+"""A flow's MirrorMaker 2 rolled from Kafka 3.x to the pinned 4.x, on real brokers with real MM2s (issue 16).
+
+Two tenants between the same clusters, each flow exactly as `mm2gov generate` writes it (only MM2's intervals
+shortened) with the ACLs `mm2gov apply` grants: one `delivery: exactly_once`, one `at_least_once`. Both flows
+start on the last Kafka 3.x release's MM2 (KAFKA3_VERSION, with mm2gov's replication-policy jar, built against
+4.x) while a producer writes sequence-numbered records to a 3-partition topic of each tenant. Mid-stream each
+flow is rolled: its 3.x MM2 stopped gracefully, the 4.x MM2 started on the same properties file, hence the same
+per-flow Connect group and topics. Once the producer finished and the targets caught up: every record is on
+the target exactly once (read_committed), the 4.x MM2's first record of each partition is the one after the
+3.x MM2's last committed source offset (it resumed, it did not start from 0), the flow's Connect offsets
+moved on to the source's end, and the tenant's consumer group offsets keep being synced to the target.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+from governance.devstack.mirrormaker import MirrorMaker
+from governance.devstack.repo import write_stack_repo
+from governance.kafka.admin import admin_client, create_topics
+from governance.migrate.offsets import RawRecord, SourceKey, SourcePosition, latest_positions
+from governance.model.names import connect_names, flow_id, scram_secret
+from governance.secrets.store import DirSecretStore
+from tests.conftest import run_cli
+from tests.integration.test_replication_policy import group_offsets, paced, wait_for
+
+log = logging.getLogger(__name__)
+
+RECORDS = 75_000  # per tenant
+PARTITIONS = 3
+BATCH = 200
+PACE_SECONDS = 0.3  # between batches: the producer outlives the roll (a stop and a start of each MM2)
+ROLL_AT = 12_000  # records on each target (from the 3.x MM2) before the roll starts
+# at-least-once commits source offsets every 2 s (the worker's default is 60 s); exactly-once in each transaction
+FLUSH = {"target.offset.flush.interval.ms": "2000"}
+STOPPED_LINE = b"Kafka MirrorMaker stopped"
+
+
+def value(tenant: str, i: int) -> bytes:
+    return f"{tenant}-{i:07d}".encode()
+
+
+class Feeder(threading.Thread):
+    """Writes RECORDS sequence-numbered values to each tenant's topic, round-robin over the partitions."""
+
+    def __init__(self, config: dict[str, Any], topics: dict[str, str]) -> None:
+        super().__init__(daemon=True)
+        self.config, self.topics = config, topics
+        self.produced = 0
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            producer = Producer({**self.config, "acks": "all", "linger.ms": 20, "enable.idempotence": True})
+            for start in range(0, RECORDS, BATCH):
+                for tenant, topic in self.topics.items():
+                    for i in range(start, start + BATCH):
+                        producer.produce(topic, value=value(tenant, i), partition=i % PARTITIONS)
+                        producer.poll(0)
+                assert producer.flush(60) == 0, "records left unsent"
+                self.produced = start + BATCH
+                time.sleep(PACE_SECONDS)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the test through `error`
+            self.error = exc
+
+
+def read_topic(config: dict[str, Any], topic: str, partitions: int,
+               isolation: str = "read_committed") -> list[tuple[int, int, bytes | None, bytes | None]]:
+    """Every record of `topic` to its end: (partition, offset, key, value), in each partition's order."""
+    consumer = Consumer({**config, "group.id": f"upgrade-check-{uuid.uuid4().hex[:8]}", "enable.auto.commit": False,
+                         "isolation.level": isolation, "auto.offset.reset": "earliest"})
+    try:
+        marks = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)
+                 for p in range(partitions)}
+        ends = {p: high for p, (low, high) in marks.items() if high > low}  # empty partitions: nothing to read
+        assigned = [TopicPartition(topic, p, 0) for p in ends]
+        consumer.assign(assigned)
+        records: list[tuple[int, int, bytes | None, bytes | None]] = []
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            for message in consumer.consume(10_000, timeout=1.0):
+                assert message.error() is None, message.error()
+                records.append((message.partition(), message.offset(), message.key(), message.value()))
+            if all(p.offset >= ends[p.partition] for p in consumer.position(assigned)):
+                return records
+        raise AssertionError(f"{topic} not read to its end {ends} in 300 s")
+    finally:
+        consumer.close()
+
+
+def end_offsets(config: dict[str, Any], topic: str, partitions: int) -> dict[int, int]:
+    consumer = Consumer({**config, "group.id": f"upgrade-ends-{uuid.uuid4().hex[:8]}"})
+    try:
+        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)[1]
+                for p in range(partitions)}
+    finally:
+        consumer.close()
+
+
+def commit_at_end(config: dict[str, Any], topic: str, group: str) -> None:
+    """The tenant's group commits the current end of partition 0 on the source, as a consumer keeping up does."""
+    consumer = Consumer({**config, "group.id": group, "enable.auto.commit": False})
+    try:
+        end = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=20, cached=False)[1]
+        consumer.commit(offsets=[TopicPartition(topic, 0, end)], asynchronous=False)
+    finally:
+        consumer.close()
+
+
+def committed_positions(config: dict[str, Any], offsets_topic: str) -> dict[SourceKey, SourcePosition]:
+    """What the flow's Connect offsets topic holds for MirrorSourceConnector, as Connect replays it."""
+    partitions = len(admin_client(config).list_topics(offsets_topic, timeout=20).topics[offsets_topic].partitions)
+    records = read_topic(config, offsets_topic, partitions, "read_committed")
+    return latest_positions(RawRecord(p, o, k, v) for p, o, k, v in sorted(records))
+
+
+def stopped_since(path: Path, start: int) -> bool:
+    with open(path, "rb") as text:
+        text.seek(start)
+        return STOPPED_LINE in text.read()
+
+
+@pytest.fixture(scope="module")
+def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
+    run = uuid.uuid4().hex[:5]
+    eos, alo = f"upe{run}", f"upa{run}"  # shared brokers: fresh tenants, same source and target
+    tenants = {"exactly_once": eos, "at_least_once": alo}
+    root = tmp_path_factory.mktemp("mm2-upgrade")
+    repo, secrets, out = root / "repo", root / "secrets", root / "out"
+    write_stack_repo(stack, repo, tenants.values())
+    for delivery, name in tenants.items():
+        tenant_file = repo / "tenants" / f"{name}.yaml"
+        tenant = yaml.safe_load(tenant_file.read_text())
+        tenant["flows"][0]["delivery"] = delivery
+        tenant_file.write_text(yaml.safe_dump(tenant))
+    stack.export_secret_store(secrets)
+    source, target = stack.kafka["source"], stack.kafka["target"]
+    topics = {name: f"{name}.events" for name in tenants.values()}
+    create_topics(admin_client(source.admin_config()), topics.values(), partitions=PARTITIONS)
+    applied = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
+    assert applied.returncode == 0, applied.stderr
+    generated = run_cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
+    assert generated.returncode == 0, generated.stderr
+
+    store = DirSecretStore(secrets)
+    flows = {name: flow_id(name, "source", "target") for name in tenants.values()}
+    properties, apps = {}, {}
+    for name, flow in flows.items():
+        path = root / f"{flow}.properties"
+        path.write_text(paced((out / "mm2" / f"{flow}.properties").read_text()) + "".join(
+            f"{k}={v}\n" for k, v in FLUSH.items()))
+        properties[name] = path
+        app = f"{name}-app"
+        apps[name] = {alias: stack.kafka[alias].client_config(
+            app, store.get(scram_secret(alias, f"User:{app}"), "password")) for alias in ("source", "target")}
+
+    admin = target.admin_config()
+    feeder = Feeder(source.admin_config(), topics)
+    started: list[str] = []
+    facts: dict[str, dict[str, Any]] = {name: {} for name in flows}
+    try:
+        for name, flow in flows.items():
+            stack.start_mirrormaker(flow, properties[name], kafka_version="3")
+            started.append(flow)
+        feeder.start()
+        for name in flows:
+            remote = f"source.{topics[name]}"
+            wait_for(f"{ROLL_AT} records of {remote} from the 3.x MM2", lambda remote=remote: sum(
+                end_offsets(admin, remote, PARTITIONS).values()) >= ROLL_AT or feeder.error, 300)
+            commit_at_end(apps[name]["source"], topics[name], f"{name}-readers")
+            facts[name]["group_3x"] = wait_for(f"{name}-readers synced by the 3.x MM2", lambda name=name: group_offsets(
+                apps[name]["target"], f"{name}-readers").get((f"source.{topics[name]}", 0)), 120)
+        for name, flow in flows.items():  # the roll: graceful stop of 3.x, then 4.x on the same file
+            log_path = MirrorMaker(flow, properties[name], stack.run_dir).log_path
+            start, clock = log_path.stat().st_size, time.monotonic()
+            stack.stop_mirrormaker(flow)
+            started.remove(flow)
+            facts[name]["stop_seconds"] = time.monotonic() - clock  # reported, never asserted
+            facts[name]["graceful"] = stopped_since(log_path, start)
+            remote = f"source.{topics[name]}"
+            facts[name]["boundary"] = end_offsets(admin, remote, PARTITIONS)
+            facts[name]["committed_3x"] = committed_positions(admin, connect_names(flow).offsets)
+            facts[name]["produced_at_roll"] = feeder.produced
+            clock = time.monotonic()
+            stack.start_mirrormaker(flow, properties[name])
+            started.append(flow)
+            facts[name]["start_seconds"] = time.monotonic() - clock
+        for name in flows:  # the tenant's group moves on the source while the 4.x MM2 runs
+            commit_at_end(apps[name]["source"], topics[name], f"{name}-readers")
+        feeder.join(900)
+        assert feeder.error is None, feeder.error
+        assert feeder.produced == RECORDS
+        for name in flows:
+            remote = f"source.{topics[name]}"
+            wait_for(f"{remote} caught up", lambda remote=remote, name=name: len({
+                r[3] for r in read_topic(admin, remote, PARTITIONS)}) >= RECORDS, 600)
+            facts[name]["group_4x"] = wait_for(
+                f"{name}-readers synced again by the 4.x MM2", lambda name=name: (offset := group_offsets(
+                    apps[name]["target"], f"{name}-readers").get((f"source.{topics[name]}", 0))) is not None
+                and offset > facts[name]["group_3x"] and offset, 120)
+    finally:
+        for flow in started:
+            stack.stop_mirrormaker(flow)
+    for name, flow in flows.items():
+        facts[name]["committed_4x"] = committed_positions(admin, connect_names(flow).offsets)
+        facts[name]["counts"] = replicated(source.admin_config(), admin, name, topics[name], facts[name]["boundary"])
+    yield {"tenants": tenants, "topics": topics, "flows": flows, "facts": facts}
+
+
+def replicated(source: dict[str, Any], target: dict[str, Any], name: str, topic: str,
+               boundary: dict[int, int]) -> dict[str, Any]:
+    """The target's remote topic (read_committed) against the source topic, counted by sequence number;
+    records at or past `boundary` (the remote topic's ends when the 3.x MM2 had stopped) are the 4.x MM2's."""
+    on_source = read_topic(source, topic, PARTITIONS)
+    source_offset = {v: (p, o) for p, o, _, v in on_source}
+    on_target = read_topic(target, f"source.{topic}", PARTITIONS)
+    copies = Counter(v for *_, v in on_target)
+    expected = {value(name, i) for i in range(RECORDS)}
+    first_4x = {}  # per partition: the source offset of the first record the 4.x MM2 wrote
+    for p, o, _, v in on_target:
+        if o >= boundary[p] and p not in first_4x:
+            first_4x[p] = source_offset[v]
+    return {"records": len(on_target), "records_3x": sum(1 for p, o, *_ in on_target if o < boundary[p]),
+            "missing": len(expected - set(copies)),
+            "duplicated": sum(n - 1 for n in copies.values()), "foreign": len(set(copies) - expected),
+            "first_4x": first_4x, "source_ends": end_offsets(source, topic, PARTITIONS)}
+
+
+@pytest.mark.parametrize("delivery", ["exactly_once", "at_least_once"])
+def test_the_rolled_flow_has_every_record_once(rolled, delivery):
+    name = rolled["tenants"][delivery]
+    facts = rolled["facts"][name]
+    counts = facts["counts"]
+    log.warning("%s roll at %d produced (3.x stop %.1f s, 4.x start %.1f s; 3.x wrote %d records in offsets up "
+                "to %s): %s", delivery, facts["produced_at_roll"], facts["stop_seconds"], facts["start_seconds"],
+                counts["records_3x"], facts["boundary"], counts)
+    assert facts["graceful"], "the 3.x MM2 did not log its orderly stop"
+    assert facts["produced_at_roll"] < RECORDS, "the producer ended before the roll: nothing was in flight"
+    assert (counts["records"], counts["missing"], counts["duplicated"], counts["foreign"]) == (
+        RECORDS, 0, 0, 0), counts
+    # 3.9.2's MM2 ran the flow as compiled: transactionally (commit markers take offsets) only when exactly_once
+    written_3x = sum(facts["boundary"].values())
+    assert 0 < counts["records_3x"] < RECORDS, counts
+    assert (written_3x > counts["records_3x"]) == (delivery == "exactly_once"), (written_3x, counts)
+
+
+@pytest.mark.parametrize("delivery", ["exactly_once", "at_least_once"])
+def test_the_4x_mm2_resumed_where_the_3x_mm2_committed(rolled, delivery):
+    name = rolled["tenants"][delivery]
+    facts = rolled["facts"][name]
+    counts = facts["counts"]
+    topic = rolled["topics"][name]
+    before = {key.partition: position.offset for key, position in facts["committed_3x"].items()
+              if key.topic == topic}
+    after = {key.partition: position.offset for key, position in facts["committed_4x"].items()
+             if key.topic == topic}
+    log.warning("%s: 3.x committed %s, 4.x first wrote source offsets %s, 4.x committed %s",
+                delivery, before, counts["first_4x"], after)
+    assert set(before) == set(range(PARTITIONS)) and min(before.values()) > 0, before
+    # the first record the 4.x MM2 wrote to each partition is the one after the 3.x MM2's last commit
+    assert counts["first_4x"] == {p: (p, before[p] + 1) for p in range(PARTITIONS)}, (counts["first_4x"], before)
+    # and the same Connect offsets moved on to the last record of each source partition
+    assert after == {p: counts["source_ends"][p] - 1 for p in range(PARTITIONS)}, (after, counts["source_ends"])
+
+
+@pytest.mark.parametrize("delivery", ["exactly_once", "at_least_once"])
+def test_group_offsets_keep_being_synced_after_the_roll(rolled, delivery):
+    facts = rolled["facts"][rolled["tenants"][delivery]]
+    log.warning("%s: the group's offset on the target, synced by 3.x: %d, then by 4.x: %d",
+                delivery, facts["group_3x"], facts["group_4x"])
+    assert 0 < facts["group_3x"] < facts["group_4x"], facts
+

@@ -1,0 +1,167 @@
+"""The MM2 keys Kafka 4 removed, and `mm2gov import`'s translation of the legacy exclusions, asked of Kafka's code.
+
+Kafka 3.9.2's MirrorMaker 2 (jshell on its jars: `Utils.loadProps`, `MirrorMakerConfig.connectorBaseConfig`,
+`DefaultTopicFilter`, `DefaultGroupFilter`) says what a legacy file's `*.blacklist` / `*.exclude` keys excluded;
+the pinned 4.x (the Java oracle) says what the flow `mm2gov import` + `generate` made of that file replicates.
+Within the flow's topics, the generated flow excludes exactly what the legacy MM2 excluded, plus mm2gov's own
+exclusions, never less; while Kafka 4 given the legacy file as is ignores the blacklists (KAFKA-17529).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from governance import tools
+from governance.compile.mm2 import GROUPS_EXCLUDE, TOPICS_EXCLUDE
+from governance.config.regex import java_list_matcher, split_list
+from governance.devstack import tools as devstack_tools
+from governance.importer import REMOVED_IN_KAFKA_4
+from tests.conftest import run_cli
+
+pytestmark = pytest.mark.integration
+
+TOPICS = ["pay.orders", "pay.secret.keys", "pay.secrets", "pay.tmp.1", "pay.ex.a", "pay.x.internal",
+          "pay.x-internal", "pay.r.replica", "pay.xreplica", "pay.ok", "pay.tmpx", "other.orders",
+          "__consumer_offsets", "mm2gov.f.configs"]
+GROUPS = ["imported-app", "imported-test-1", "imported-tmp", "connect-imported", "console-consumer-1",
+          "__x", "imported-ok"]
+HEAD = """clusters = src, dst
+src.bootstrap.servers = src:9093
+dst.bootstrap.servers = dst:9093
+src.security.protocol = SSL
+dst.security.protocol = SSL
+sync.topic.acls.enabled = false
+src->dst.enabled = true
+src->dst.topics = pay\\\\..*
+src->dst.groups = imported-.*
+"""
+# Each legacy file's own exclusion keys, as the replication guides write them for Kafka 3.x.
+CASES = {
+    "top-level blacklists": "topics.blacklist = pay\\\\.secret.*, pay\\\\.tmp\\\\..*\n"
+                            "groups.blacklist = imported-test.*\n",
+    "pair-scoped blacklist over a top-level one": "topics.blacklist = pay\\\\.tmp\\\\..*\n"
+                                                  "src->dst.topics.blacklist = pay\\\\.secret.*\n",
+    "exclude beats a blacklist": "topics.exclude = pay\\\\.ex\\\\..*\nsrc->dst.topics.blacklist = pay\\\\.secret.*\n"
+                                 "src->dst.groups.exclude = imported-tmp\n",
+    "the documented defaults, copied": "topics.blacklist = .*[\\-\\.]internal, .*\\.replica, __.*\n"
+                                       "groups.blacklist = console-consumer-.*, connect-.*, __.*\n",
+    "no exclusion key": "",
+}
+
+
+def jshell(classpath: str, script: str) -> list[str]:
+    shell = tools.java().resolve().with_name("jshell")
+    done = subprocess.run([str(shell), "-q", "--class-path", classpath, "-"], input=script + "\n/exit\n",
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line.startswith("@")]
+
+
+def _java_strings(names: list[str]) -> str:
+    return ", ".join(f'"{n}"' for n in names)
+
+
+def kafka3_filters(path: Path) -> tuple[set[str], set[str]]:
+    """(topics, groups) Kafka 3.9.2's MM2 passes for the src->dst pair of the file at `path`."""
+    mirror = "org.apache.kafka.connect.mirror"
+    lines = jshell(devstack_tools.kafka3().classpath, "\n".join([
+        f'var config = new {mirror}.MirrorMakerConfig(org.apache.kafka.common.utils.Utils.propsToStringMap('
+        f'org.apache.kafka.common.utils.Utils.loadProps("{path}")));',
+        f'var pair = new {mirror}.SourceAndTarget("src", "dst");',
+        f"var topics = new {mirror}.DefaultTopicFilter();",
+        f"topics.configure(config.connectorBaseConfig(pair, {mirror}.MirrorSourceConnector.class));",
+        f"var groups = new {mirror}.DefaultGroupFilter();",
+        f"groups.configure(config.connectorBaseConfig(pair, {mirror}.MirrorCheckpointConnector.class));",
+        f"for (var n : new String[]{{{_java_strings(TOPICS)}}}) "
+        'if (topics.shouldReplicateTopic(n)) System.out.println("@topic " + n);',
+        f"for (var n : new String[]{{{_java_strings(GROUPS)}}}) "
+        'if (groups.shouldReplicateGroup(n)) System.out.println("@group " + n);',
+    ]))
+    return ({line.split(" ", 1)[1] for line in lines if line.startswith("@topic ")},
+            {line.split(" ", 1)[1] for line in lines if line.startswith("@group ")})
+
+
+def kafka4_filters(java_oracle, path: Path) -> tuple[set[str], set[str]]:
+    """(topics, groups) the pinned Kafka 4's MM2 passes (its topic filter alone) for the file's one enabled pair."""
+    [pair] = [p for p in java_oracle.mm2(path=path, topics=TOPICS, groups=GROUPS).pairs if p.enabled]
+    assert pair.error is None, pair.error
+    return set(pair.topic_filter or ()), set(pair.groups or ())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_generated_flow_excludes_what_the_legacy_mm2_excluded(java_oracle, tmp_path, case):
+    legacy = tmp_path / "legacy.properties"
+    legacy.write_text(HEAD + CASES[case])
+    imported = run_cli("import", str(legacy), "--out", str(tmp_path / "repo"))
+    assert imported.returncode == 0, imported.stderr
+    generated = run_cli("generate", str(tmp_path / "repo"), "--out", str(tmp_path / "out"))
+    assert generated.returncode == 0, generated.stderr
+    [flow_file] = (tmp_path / "out" / "mm2").glob("*.properties")
+
+    legacy_topics, legacy_groups = kafka3_filters(legacy)
+    flow_topics, flow_groups = kafka4_filters(java_oracle, flow_file)
+    own_topics = java_list_matcher(split_list(TOPICS_EXCLUDE))
+    own_groups = java_list_matcher(split_list(GROUPS_EXCLUDE))
+    # what 3.x replicated, less what mm2gov always excludes; never more than 3.x did
+    assert flow_topics == {t for t in legacy_topics if not own_topics(t)}, (case, legacy_topics, flow_topics)
+    # groups: the imported flow's groups are the tenant's (`imported-.*`, as the legacy file says here)
+    assert flow_groups == {g for g in legacy_groups if not own_groups(g)}, (case, legacy_groups, flow_groups)
+
+
+def test_kafka_4_ignores_the_legacy_blacklists(java_oracle, tmp_path):
+    """Why import translates them: the 4.x MM2 given the legacy file as is replicates what 3.x excluded."""
+    legacy = tmp_path / "legacy.properties"
+    legacy.write_text(HEAD + CASES["top-level blacklists"])
+    legacy_topics, legacy_groups = kafka3_filters(legacy)
+    as_is_topics, as_is_groups = kafka4_filters(java_oracle, legacy)
+    assert {"pay.secret.keys", "pay.secrets", "pay.tmp.1"} <= as_is_topics - legacy_topics
+    assert "imported-test-1" in as_is_groups - legacy_groups
+
+
+def config_names(classpath: str) -> set[str]:
+    """Every key MM2's own ConfigDefs define (connectors, filters, MirrorMakerConfig) in this Kafka's jars."""
+    mirror = "org.apache.kafka.connect.mirror"
+    classes = ["MirrorSourceConfig", "MirrorCheckpointConfig", "MirrorHeartbeatConfig", "MirrorMakerConfig",
+               "DefaultTopicFilter$TopicFilterConfig", "DefaultGroupFilter$GroupFilterConfig",
+               "DefaultConfigPropertyFilter$ConfigPropertyFilterConfig"]
+    lines = jshell(classpath, "\n".join([
+        "var names = new java.util.TreeSet<String>();",
+        f"for (var name : new String[]{{{_java_strings(classes)}}}) {{",
+        f'  for (var field : Class.forName("{mirror}." + name).getDeclaredFields()) {{',
+        "    if (java.lang.reflect.Modifier.isStatic(field.getModifiers())"
+        " && field.getType() == org.apache.kafka.common.config.ConfigDef.class) {",
+        "      field.setAccessible(true);",
+        "      var def = (org.apache.kafka.common.config.ConfigDef) field.get(null);",
+        "      if (def != null) names.addAll(def.names());",
+        "    }",
+        "  }",
+        "}",
+        'for (var n : names) System.out.println("@" + n);',
+    ]))
+    return {line[1:] for line in lines}
+
+
+def test_import_knows_every_mm2_key_kafka_4_removed():
+    """The keys 3.9's MM2 defines and 4.x's does not are the blacklists import translates and the ones it
+    explains (REMOVED_IN_KAFKA_4); a key removed by a later 4.x would fail this until import knows it."""
+    removed = config_names(devstack_tools.kafka3().classpath) - config_names(devstack_tools.kafka().classpath)
+    translated = {"topics.blacklist", "groups.blacklist", "config.properties.blacklist"}
+    assert removed == translated | set(REMOVED_IN_KAFKA_4), removed
+
+
+def default_excludes(classpath: str) -> dict[str, list[str]]:
+    mirror = "org.apache.kafka.connect.mirror"
+    lines = jshell(classpath, f'System.out.println("@topics " + {mirror}.DefaultTopicFilter.TOPICS_EXCLUDE_DEFAULT);'
+                              f'\nSystem.out.println("@groups " + {mirror}.DefaultGroupFilter.GROUPS_EXCLUDE_DEFAULT);')
+    return {kind[1:]: split_list(value) for kind, value in (line.split(" ", 1) for line in lines)}
+
+
+def test_mm2govs_own_exclusions_hold_kafkas_defaults():
+    """GROUPS_EXCLUDE is MM2's default groups.exclude in 3.9 and 4.x alike (a flow's groups.exclude starts with it),
+    and TOPICS_EXCLUDE starts with 3.x's default topics.exclude, which 4.x narrowed."""
+    old, new = default_excludes(devstack_tools.kafka3().classpath), default_excludes(devstack_tools.kafka().classpath)
+    assert old["groups"] == new["groups"] == split_list(GROUPS_EXCLUDE)
+    assert split_list(TOPICS_EXCLUDE)[:3] == old["topics"] != new["topics"], (old, new)

@@ -1,0 +1,430 @@
+"""The generated monitoring meets the real Prometheus tools: promtool, amtool, Prometheus and Alertmanager.
+
+- promtool checks the rules `mm2gov generate` writes for examples/acme and runs the per-tenant unit tests
+  generated beside them; the same tests fail once the rules stop selecting their tenant or flow;
+- amtool checks the generated Alertmanager configuration and routes each tenant's label to its receiver;
+- on the real stack, two tenants' flows run as generated, each MM2 with its tenant's generated JMX exporter
+  config. A real Prometheus scrapes both and evaluates the generated rules (only `for` shortened, as paced()
+  shortens MM2's intervals); a real Alertmanager routes with the generated routes, each tenant's Slack
+  webhook URL read from its own file and pointing at a local HTTP receiver that records the posts. Each
+  flow's series carry exactly its tenant and flow id; stopping one tenant's MM2 delivers its MM2FlowDown to
+  its receiver and to no other tenant's; starting it again delivers the resolution.
+- the dashboards: promtool's PromQL parser finds every acme dashboard query selecting exactly its tenant and
+  its flows, also for a tenant name made of quotes and PromQL; on the stack, with each tenant's
+  `mm2gov probe --serve` scraped too, every panel query of each tenant's generated dashboard returns series,
+  all the tenant's own, and none with the other tenant's flow forced into the flow variable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from governance.compile.monitoring import (
+    ALERT_SECRETS_PATH,
+    FLOW_VARIABLE,
+    LATENCY_METRIC,
+    RATE_INTERVAL,
+    WORKER_METRIC,
+    alertmanager_routes,
+    grafana_dashboard,
+    regex_literal,
+)
+from governance.devstack import tools
+from governance.devstack.process import free_port
+from governance.devstack.prometheus import Alertmanager, Prometheus, ScrapeTarget
+from governance.devstack.repo import write_stack_repo
+from governance.kafka.admin import admin_client, create_topics
+from governance.kafka.records import Record, produce
+from governance.model.names import PLATFORM_ALERT_RECEIVER, alert_receiver, flow_id
+from tests.conftest import REPO_ROOT, run_cli
+from tests.integration.test_replication_policy import paced
+
+PACED_FOR = "10s"  # every rule's `for` in the stack test; promtool's unit tests run the generated durations
+ALERTS = ("MM2FlowDown", "MM2ReplicationLatencyHigh", "MM2RecordAgeHigh")
+# Generous on purpose (as in test_probe.py): the dashboards need the probe's figures, not a verdict on this machine
+PROBE_SLO = {"latency_p99_ms": 300_000}
+GRAFANA_RATE_INTERVAL = "1m"  # what Grafana puts for $__rate_interval: four scrape intervals at least
+
+
+def wait_for(what: str, probe: Callable[[], Any], timeout: float) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = probe()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.5)
+
+
+def run(*argv: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def acme(tmp_path_factory) -> Path:
+    """`mm2gov generate examples/acme`: its monitoring/ folder."""
+    out = tmp_path_factory.mktemp("acme") / "out"
+    done = run_cli("generate", str(REPO_ROOT / "examples" / "acme"), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out / "monitoring"
+
+
+def without(rules: Path, pattern: str, into: Path) -> Path:
+    """A copy of the rules folder whose expressions lost what `pattern` matches (the tests beside it)."""
+    copy = into / "prometheus"
+    copy.mkdir(parents=True)
+    data = yaml.safe_load(rules.read_text())
+    for group in data["groups"]:
+        for rule in group["rules"]:
+            rule["expr"] = re.sub(pattern, "", rule["expr"])
+    (copy / "rules.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (copy / "tests").mkdir()
+    for test in (rules.parent / "tests").glob("*.yaml"):
+        (copy / "tests" / test.name).write_text(test.read_text())
+    return copy
+
+
+def test_promtool_accepts_the_generated_rules(acme):
+    rules = acme / "prometheus" / "rules.yaml"
+    count = sum(len(g["rules"]) for g in yaml.safe_load(rules.read_text())["groups"])
+    done = run(tools.promtool(), "check", "rules", rules)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"SUCCESS: {count} rules found" in done.stdout
+
+
+def test_generated_rule_tests_pass_and_catch_rules_that_stop_filtering(acme, tmp_path):
+    rules = acme / "prometheus" / "rules.yaml"
+    groups = [g["name"] for g in yaml.safe_load(rules.read_text())["groups"]]
+    tests = sorted((acme / "prometheus" / "tests").glob("*.yaml"))
+    assert [f"mm2gov-{t.stem}" for t in tests] == groups  # one test file per tenant with flows
+    done = run(tools.promtool(), "test", "rules", *tests)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("SUCCESS") == len(tests)
+    # the same tests against rules that no longer select their tenant, or their flow: every tenant's test fails
+    for name, pattern in (("no-tenant", r'tenant="[^"]*", '), ("no-flow", r', flow="[^"]*"')):
+        broken = without(rules, pattern, tmp_path / name)
+        done = run(tools.promtool(), "test", "rules", *sorted((broken / "tests").glob("*.yaml")))
+        assert done.returncode != 0
+        assert (done.stdout + done.stderr).count("FAILED") == len(tests), done.stdout + done.stderr
+
+
+def test_amtool_accepts_the_generated_routes_and_routes_each_tenant_to_its_receiver(acme, tmp_path):
+    routes = acme / "alertmanager" / "routes.yaml"
+    done = run(tools.amtool(), "check-config", routes)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tenants = sorted(p.stem for p in (acme / "grafana").glob("*.json"))  # every tenant, with flows or not
+    for tenant in [*tenants, "someone-else"]:
+        done = run(tools.amtool(), "config", "routes", "test", f"--config.file={routes}",
+                   f"tenant={tenant}", "alertname=MM2FlowDown")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == (alert_receiver(tenant) if tenant in tenants else PLATFORM_ALERT_RECEIVER)
+    # a tenant named like the platform's receiver gets its own receiver; the configuration stays valid
+    hostile = tmp_path / "routes.yaml"
+    hostile.write_text(yaml.safe_dump(alertmanager_routes(["platform", "payments"])))
+    done = run(tools.amtool(), "check-config", hostile)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = run(tools.amtool(), "config", "routes", "test", f"--config.file={hostile}", "alertname=Other")
+    assert done.stdout.strip() == PLATFORM_ALERT_RECEIVER != alert_receiver("platform")
+
+
+# -- dashboards --------------------------------------------------------------------------------------------------
+
+
+def panel_queries(dashboard: dict[str, Any], flow: str) -> list[tuple[str, str]]:
+    """(panel title, query) of every panel target, variables substituted as Grafana does: `$flow` by the
+    variable's allValue when `flow` is "All", else by the regex-escaped value (what a viewer's pick, or a
+    forged URL, puts there); `$__rate_interval` by an interval."""
+    [variable] = [v for v in dashboard["templating"]["list"] if v["name"] == FLOW_VARIABLE]
+    value = variable["allValue"] if flow == "All" else regex_literal(flow)
+    return [(panel["title"], target["expr"].replace(f"${FLOW_VARIABLE}", value)
+             .replace(RATE_INTERVAL, GRAFANA_RATE_INTERVAL))
+            for panel in dashboard["panels"] if panel["type"] != "row" for target in panel["targets"]]
+
+
+def promql(*argv: str) -> str:
+    """promtool's PromQL parser (`promtool promql`): the query as it parses, printed back."""
+    done = run(tools.promtool(), "--experimental", "promql", *argv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.strip()
+
+
+def every_selector_has(expr: str, label: str, value: str, kind: str = "=") -> bool:
+    """Whether every vector selector of `expr`, as Prometheus parses it, holds `label` `kind` `value`.
+
+    `label-matchers set` puts the matcher on every selector (sorting each selector's matchers); the query is
+    unchanged by that, once sorted the same way, exactly when each selector held that matcher already.
+    """
+    as_parsed = promql("label-matchers", "delete", promql("label-matchers", "set", expr, "mm2gov_sort", "x"),
+                       "mm2gov_sort")
+    return promql("label-matchers", "set", f"--type={kind}", expr, label, value) == as_parsed
+
+
+def test_every_dashboard_query_parses_and_selects_only_its_tenant_and_flows(acme):
+    dashboards = sorted((acme / "grafana").glob("*.json"))
+    assert len(dashboards) >= 2
+    for path in dashboards:
+        tenant, dashboard = path.stem, json.loads(path.read_text())
+        [flows] = [v["allValue"] for v in dashboard["templating"]["list"] if v["name"] == FLOW_VARIABLE]
+        queries = panel_queries(dashboard, "All")
+        assert len(queries) >= 10
+        for title, expr in queries:
+            assert every_selector_has(expr, "tenant", tenant), (tenant, title, expr)
+            assert every_selector_has(expr, "flow", flows, "=~"), (tenant, title, expr)
+    # and the check catches a query that forgets its tenant in one selector
+    assert not every_selector_has('a{tenant="t"} / b{flow="f"}', "tenant", "t")
+
+
+def test_a_hostile_tenant_name_stays_the_value_of_its_matcher():
+    """The parser reads the whole name as the tenant matcher's value: no quote or backslash ends it early."""
+    for hostile in ('x"} or vector(1) or y{tenant=~".*', "back\\\\", 'x\\"} or up{a="', "line\nbreak\u0001"):
+        for title, expr in panel_queries(grafana_dashboard(hostile, ["f"]), "All"):
+            assert every_selector_has(expr, "tenant", hostile), (title, expr)
+
+
+# -- the real stack ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Post:
+    tenant: str  # the receiver's path: whose webhook URL was called
+    title: str
+    text: str
+
+
+class SlackReceiver:
+    """A local Slack-compatible webhook: records every post by the path (one per tenant) it came to."""
+
+    def __init__(self) -> None:
+        self.posts: list[Post] = []
+        lock = threading.Lock()
+        posts = self.posts
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with lock:
+                    for attachment in body.get("attachments", []):
+                        posts.append(Post(self.path.strip("/"), attachment.get("title", ""),
+                                          attachment.get("text", "")))
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, tenant: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/{tenant}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def routes_with_webhook_files(routes: dict[str, Any], tenants: list[str], receiver: SlackReceiver,
+                              root: Path) -> dict[str, Any]:
+    """The generated routes with the secrets mount moved to `root`, where each tenant's file holds its URL."""
+    tenant_of = {alert_receiver(t): t for t in tenants}
+    for entry in routes["receivers"]:
+        for slack in entry.get("slack_configs", []):
+            path = root / Path(slack["api_url_file"]).relative_to(ALERT_SECRETS_PATH)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(receiver.url(tenant_of[entry["name"]]))
+            path.chmod(0o600)
+            slack["api_url_file"] = str(path)
+    return routes
+
+
+def paced_rules(rules: Path, into: Path) -> Path:
+    data = yaml.safe_load(rules.read_text())
+    for group in data["groups"]:
+        for rule in group["rules"]:
+            rule["for"] = PACED_FOR
+    into.write_text(yaml.safe_dump(data, sort_keys=False))
+    return into
+
+
+def our_alerts(prometheus: Prometheus, tenants: list[str]) -> list[Any]:
+    return [a for a in prometheus.alerts() if a.labels.get("tenant") in tenants]
+
+
+@pytest.fixture(scope="module")
+def monitored(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
+    run_id = uuid.uuid4().hex[:5]
+    tenants = [f"pm-a{run_id}", f"pmb{run_id}"]  # a `-` in one: its flow id escapes it (names.flow_id)
+    root = tmp_path_factory.mktemp("prometheus")
+    repo, secrets, out = root / "repo", root / "secrets", root / "out"
+    write_stack_repo(stack, repo, tenants)
+    for tenant in tenants:  # an slo: each flow replicates its tenant's probe topic, which `probe --serve` measures
+        tenant_file = repo / "tenants" / f"{tenant}.yaml"
+        declared = yaml.safe_load(tenant_file.read_text())
+        declared["flows"][0]["slo"] = PROBE_SLO
+        tenant_file.write_text(yaml.safe_dump(declared))
+    stack.export_secret_store(secrets)
+    source = stack.kafka["source"]
+    create_topics(admin_client(source.admin_config()), [f"{t}.orders" for t in tenants])
+    for tenant in tenants:
+        produce(source.admin_config(), f"{tenant}.orders", [Record(b"k", f"{tenant}-v".encode(), [])])
+    applied = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
+    assert applied.returncode == 0, applied.stderr
+    generated = run_cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
+    assert generated.returncode == 0, generated.stderr
+    monitoring = out / "monitoring"
+    flows = {t: flow_id(t, "source", "target") for t in tenants}
+    properties = {}
+    for tenant, flow in flows.items():
+        properties[tenant] = root / f"{flow}.properties"
+        properties[tenant].write_text(paced((out / "mm2" / f"{flow}.properties").read_text()))
+
+    receiver = SlackReceiver()
+    started: list[Any] = []
+    try:
+        routes = yaml.safe_load((monitoring / "alertmanager" / "routes.yaml").read_text())
+        routes = routes_with_webhook_files(routes, tenants, receiver, root / "am-secrets")
+        alertmanager = Alertmanager(root, routes).start()
+        started.append(alertmanager)
+        for tenant, flow in flows.items():
+            stack.start_mirrormaker(flow, properties[tenant], metrics_config=monitoring / "jmx" / f"{tenant}.yaml")
+            started.append(flow)
+        targets = [ScrapeTarget(f"mm2-{flow}", stack.mirrormakers[flow].metrics_url) for flow in flows.values()]
+        rules = paced_rules(monitoring / "prometheus" / "rules.yaml", root / "rules.yaml")
+        prometheus = Prometheus(root, targets, [rules], alertmanager.url).start()
+        started.append(prometheus)
+        for tenant, flow in flows.items():  # both flows replicating, no alert of theirs pending or firing
+            wait_for(f"{flow}'s replication latency in Prometheus",
+                     lambda tenant=tenant, flow=flow: prometheus.query(
+                         f'{LATENCY_METRIC}{{tenant="{tenant}", flow="{flow}"}}'), 180)
+        wait_for("no pending or firing alert of the two tenants", lambda: not our_alerts(prometheus, tenants), 60)
+        yield {"tenants": tenants, "flows": flows, "properties": properties, "monitoring": monitoring,
+               "prometheus": prometheus, "alertmanager": alertmanager, "receiver": receiver, "rules": rules,
+               "root": root, "repo": repo, "secrets": secrets}
+    finally:
+        for item in reversed(started):
+            if isinstance(item, str):
+                if item in stack.mirrormakers:
+                    stack.stop_mirrormaker(item)
+            else:
+                item.stop()
+        receiver.stop()
+
+
+def test_each_flows_series_carry_exactly_its_tenant_and_flow(monitored):
+    prometheus = monitored["prometheus"]
+    for tenant, flow in monitored["flows"].items():
+        job = f"mm2-{flow}"
+        [up] = prometheus.query(f'up{{job="{job}"}}')
+        assert up.value == 1
+        labelled = prometheus.query(f'{{job="{job}", tenant!=""}}')
+        assert labelled and {(s.labels["tenant"], s.labels["flow"]) for s in labelled} == {(tenant, flow)}
+        assert not prometheus.query(f'{{job="{job}", flow!="", tenant=""}}')
+        [worker] = prometheus.query(f'{WORKER_METRIC}{{job="{job}"}}')
+        assert worker.value > 0  # the flow's Connect worker holds tasks
+        latency = prometheus.query(f'{LATENCY_METRIC}{{job="{job}"}}')
+        assert {s.labels["topic"] for s in latency} == {f"source.{tenant}.orders"}
+
+
+def test_the_generated_rules_evaluate_healthy(monitored):
+    prometheus, tenants = monitored["prometheus"], monitored["tenants"]
+    expected = {(f"mm2gov-{t}", a) for t in tenants for a in ALERTS}
+
+    def healthy() -> bool:
+        rules = prometheus.rules()
+        return {(r.group, r.name) for r in rules} == expected and all(r.health == "ok" for r in rules)
+
+    wait_for("every generated rule evaluated without error", healthy, 30)
+    assert not our_alerts(prometheus, tenants)
+
+
+@pytest.fixture(scope="module")
+def probing(monitored) -> Iterator[dict[str, ScrapeTarget]]:
+    """`mm2gov probe --serve` per tenant (as the k8s Deployment runs it), scraped by the same Prometheus."""
+    prometheus, root = monitored["prometheus"], monitored["root"]
+    servers: list[subprocess.Popen[bytes]] = []
+    targets: dict[str, ScrapeTarget] = {}
+    try:
+        for tenant in monitored["tenants"]:
+            port = free_port()
+            with open(root / f"probe-{tenant}.log", "wb") as log:
+                servers.append(subprocess.Popen(
+                    [sys.executable, "-m", "governance", "probe", tenant, "--repo", str(monitored["repo"]),
+                     "--secrets-dir", str(monitored["secrets"]), "--per-partition", "2", "--wait", "20", "--serve",
+                     "--port", str(port), "--interval", "20"], stdout=log, stderr=subprocess.STDOUT, cwd=REPO_ROOT))
+            targets[tenant] = ScrapeTarget(f"probe-{tenant}", f"http://127.0.0.1:{port}/metrics")
+        prometheus.reload([*prometheus.targets, *targets.values()])
+        yield targets
+    finally:
+        for server in servers:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(10)
+        if targets and prometheus.process and prometheus.process.pid:
+            prometheus.reload([t for t in prometheus.targets if t not in targets.values()])
+
+
+def test_every_dashboard_panel_shows_its_tenants_flows_and_no_one_elses(monitored, probing):
+    """Each tenant's generated dashboard, every panel query run on the real Prometheus as Grafana would run it
+    (all flows, then each flow picked): each returns series, all of the tenant's own flow. With the other
+    tenant's flow forced into the flow variable (a forged URL), none returns anything."""
+    prometheus, flows = monitored["prometheus"], monitored["flows"]
+    for tenant, flow in flows.items():
+        dashboard = json.loads((monitored["monitoring"] / "grafana" / f"{tenant}.json").read_text())
+        for picked in ("All", flow):
+            queries = panel_queries(dashboard, picked)
+
+            def answered(queries: list[tuple[str, str]] = queries) -> list[tuple[str, list[Any]]] | None:
+                answers = [(title, prometheus.query(expr)) for title, expr in queries]
+                return answers if all(series for _, series in answers) else None
+
+            answers = wait_for(f"series in every panel of {tenant}'s dashboard ({picked})", answered, 300)
+            for title, series in answers:
+                assert {(s.labels.get("tenant"), s.labels.get("flow")) for s in series} == {(tenant, flow)}, title
+        [other] = [f for t, f in flows.items() if t != tenant]
+        assert prometheus.query(f'{WORKER_METRIC}{{flow="{other}"}}')  # the other tenant's series are there
+        for title, expr in panel_queries(dashboard, other):
+            assert not prometheus.query(expr), (title, expr)
+
+
+
+def test_stopping_a_flows_mm2_pages_its_tenant_only_and_restarting_resolves(stack, monitored):
+    prometheus, alertmanager, receiver = monitored["prometheus"], monitored["alertmanager"], monitored["receiver"]
+    down, other = monitored["tenants"]
+    flow = monitored["flows"][down]
+    firing, resolved = f"[{down}] FIRING: MM2FlowDown", f"[{down}] RESOLVED: MM2FlowDown"
+    assert not receiver.posts  # both flows healthy since Prometheus started: nobody was paged
+
+    stack.stop_mirrormaker(flow)
+    [post] = wait_for(f"{firing} posted", lambda: [p for p in receiver.posts if p.title == firing], 120)
+    assert post.tenant == down and flow in post.text
+    [routed] = [a for a in alertmanager.alerts() if a.labels["alertname"] == "MM2FlowDown"]
+    assert (routed.labels["tenant"], routed.labels["flow"], routed.receivers) == (down, flow, (alert_receiver(down),))
+
+    mm2 = stack.start_mirrormaker(flow, monitored["properties"][down],
+                                  metrics_config=monitored["monitoring"] / "jmx" / f"{down}.yaml")
+    targets = [t for t in prometheus.targets if t.job != f"mm2-{flow}"] + [ScrapeTarget(f"mm2-{flow}", mm2.metrics_url)]
+    prometheus.reload(targets)  # the restarted MM2's exporter listens on a new port
+    wait_for(f"{resolved} posted", lambda: [p for p in receiver.posts if p.title == resolved], 180)
+    assert {p.tenant for p in receiver.posts} == {down}, receiver.posts  # the other tenant was never paged
+    assert all(other not in p.title + p.text for p in receiver.posts)
