@@ -40,6 +40,7 @@ bench: setup
 	$(BIN)/python bench/devstack.py
 	$(BIN)/python bench/replication.py
 	$(BIN)/python bench/migration.py
+	$(BIN)/python bench/replication_slo.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache

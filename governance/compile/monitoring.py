@@ -71,10 +71,11 @@ class Flow:
     id: str
     source: str
     target: str
+    probed: bool = False  # the flow has an `slo`: `mm2gov probe` measures it, and its probe alerts exist
 
 
 def scope_flows(scope: dict[str, Any]) -> list[Flow]:
-    flows = [Flow(f["id"], f["source"], f["target"]) for f in scope["flows"]]
+    flows = [Flow(f["id"], f["source"], f["target"], f.get("slo") is not None) for f in scope["flows"]]
     for flow in flows:
         for value in (flow.id, flow.source, flow.target):
             if not SAFE_LABEL_VALUE.match(value):
@@ -154,9 +155,40 @@ def flow_alerts(tenant: str, flow: Flow) -> list[Alert]:
     ]
 
 
+PROBE_STALE_SECONDS = 600  # no probe run of a flow for this long: nobody measures its SLO
+
+
+def probe_alerts(tenant: str, flow: Flow) -> list[Alert]:
+    """The alerts on what `mm2gov probe --serve` measures of one flow with an `slo` (governance/probe/serve.py)."""
+    own = f"{{tenant={promql_string(tenant)}, flow={promql_string(flow.id)}}}"
+    last_run = f"{PROBE_METRIC}last_run_timestamp_seconds{own}"
+    return [
+        Alert("MM2ProbeCanariesLost", tenant, flow.id, f"increase({PROBE_METRIC}canaries_lost_total{own}[10m]) > 0",
+              "0m", "critical", f"Records of flow {flow.id} were lost",
+              f"Canaries the probe wrote on {flow.source} did not reach {flow.target} within the probe's wait in the "
+              "last 10 minutes: the flow lost records, or is so late that it missed its SLO. Check the flow's MM2."),
+        Alert("MM2ProbeDuplicates", tenant, flow.id,
+              f"increase({PROBE_METRIC}canaries_duplicated_total{own}[10m]) > 0", "0m", "warning",
+              f"Flow {flow.id} copied records twice",
+              f"The probe read canaries of flow {flow.id} more than once on {flow.target} in the last 10 minutes "
+              "(an at-least-once MM2 restarted): consumers that are not idempotent saw duplicates."),
+        Alert("MM2ProbeLatencyOverSlo", tenant, flow.id,
+              f"max({PROBE_METRIC}latency_p99_seconds{own}) > max({PROBE_METRIC}slo_latency_p99_seconds{own})",
+              "10m", "warning", f"End-to-end latency of {flow.id} is over its SLO",
+              f"The probe's p99 end-to-end latency from {flow.source} to {flow.target} has been over the flow's "
+              "slo.latency_p99_ms for 10 minutes."),
+        Alert("MM2ProbeAbsent", tenant, flow.id,
+              f"absent({last_run}) or time() - max({last_run}) > {PROBE_STALE_SECONDS}", "5m", "warning",
+              f"Nobody measures the SLO of {flow.id}",
+              f"No probe run of flow {flow.id} ended in the last {PROBE_STALE_SECONDS // 60} minutes: start or fix "
+              "its `mm2gov probe --serve` (k8s/probe), or the flow's SLO is not watched."),
+    ]
+
+
 def alert_rules(tenant: str, flows: list[Flow]) -> dict[str, Any]:
     """The tenant's alert group (its flows' series only)."""
-    return {"name": f"mm2gov-{tenant}", "rules": [a.rule() for f in flows for a in flow_alerts(tenant, f)]}
+    alerts = [a for f in flows for a in flow_alerts(tenant, f) + (probe_alerts(tenant, f) if f.probed else [])]
+    return {"name": f"mm2gov-{tenant}", "rules": [a.rule() for a in alerts]}
 
 
 def _series(metric: str, labels: dict[str, str]) -> str:
@@ -212,12 +244,48 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> dict[str,
     ]
     no_tasks = [{"eval_time": "5m", "alertname": "MM2FlowDown", "exp_alerts": []},
                 {"eval_time": "16m", "alertname": "MM2FlowDown", "exp_alerts": flow_down}]
-    return {"rule_files": ["../rules.yaml"], "evaluation_interval": "1m", "tests": [
+    tests = [
         {"name": f"{tenant}: its flows alert, forged and other tenants' series do not", "interval": "1m",
          "input_series": workers("2x9 stale") + replication, "alert_rule_test": checks},
         {"name": f"{tenant}: a flow whose workers hold no task is down", "interval": "1m",
          "input_series": workers("2x9 0x20"), "alert_rule_test": no_tasks},
-    ]}
+    ]
+    if probed := [f for f in flows if f.probed]:
+        tests.append(_probe_rule_test(tenant, probed[0], flows_by_tenant, neighbour, neighbour_flow))
+    return {"rule_files": ["../rules.yaml"], "evaluation_interval": "1m", "tests": tests}
+
+
+def _probe_rule_test(tenant: str, bad: Flow, flows_by_tenant: dict[str, list[Flow]], neighbour: str,
+                     neighbour_flow: str) -> dict[str, Any]:
+    """Every probed flow of every tenant is probed healthily, but `bad`: from 10m its probe loses canaries and
+    its p99 is over its SLO; its alerts fire with its labels, nobody's for forged series of either label."""
+    def series(metric: str, owner: str, flow_id: str, values: str) -> dict[str, str]:
+        return {"series": _series(PROBE_METRIC + metric, {"tenant": owner, "flow": flow_id}), "values": values}
+
+    inputs = []
+    for owner, owned in sorted(flows_by_tenant.items()):
+        for flow in (f for f in owned if f.probed):
+            broken = (owner, flow) == (tenant, bad)
+            inputs += [series("last_run_timestamp_seconds", owner, flow.id, "0+60x30"),
+                       series("canaries_lost_total", owner, flow.id, "0x9 1+1x20" if broken else "0x30"),
+                       series("canaries_duplicated_total", owner, flow.id, "0x30"),
+                       series("latency_p99_seconds", owner, flow.id, "0.5x9 50x20" if broken else "0.5x30"),
+                       series("slo_latency_p99_seconds", owner, flow.id, "10x30")]
+    for owner, flow_id in ((tenant, neighbour_flow), (neighbour, bad.id)):
+        inputs += [series("canaries_lost_total", owner, flow_id, "0+5x30"),
+                   series("canaries_duplicated_total", owner, flow_id, "0+5x30"),
+                   series("latency_p99_seconds", owner, flow_id, "90x30")]
+    alerts = {a.name: _expected([a]) for a in probe_alerts(tenant, bad)}
+    return {"name": f"{tenant}: a flow whose probe loses canaries and misses its latency SLO alerts, no other",
+            "interval": "1m", "input_series": inputs, "alert_rule_test": [
+                {"eval_time": "9m", "alertname": "MM2ProbeCanariesLost", "exp_alerts": []},
+                {"eval_time": "12m", "alertname": "MM2ProbeCanariesLost", "exp_alerts": alerts["MM2ProbeCanariesLost"]},
+                {"eval_time": "12m", "alertname": "MM2ProbeDuplicates", "exp_alerts": []},
+                {"eval_time": "15m", "alertname": "MM2ProbeLatencyOverSlo", "exp_alerts": []},
+                {"eval_time": "21m", "alertname": "MM2ProbeLatencyOverSlo",
+                 "exp_alerts": alerts["MM2ProbeLatencyOverSlo"]},
+                {"eval_time": "21m", "alertname": "MM2ProbeAbsent", "exp_alerts": []},
+            ]}
 
 
 # -- dashboards ------------------------------------------------------------------------------------------------

@@ -150,6 +150,10 @@ def send(alias: str, config: dict[str, Any], topic: str, partitions: int, per_pa
     """`per_partition` canaries to every partition; the ones the source acknowledged (acks=all)."""
     producer = _client(Producer, alias, {**config, "acks": "all", "enable.idempotence": True, "linger.ms": 0,
                                          "message.timeout.ms": int(TIMEOUT * 1000)})
+    try:  # connect (TLS, SASL) and learn the leaders before any canary is stamped: not replication time
+        producer.list_topics(topic, timeout=TIMEOUT)
+    except KafkaException as exc:
+        raise _failure(alias, f"metadata of {topic}", exc) from None
     acknowledged: list[Canary] = []
     errors: list[KafkaError] = []
 
@@ -186,7 +190,8 @@ class TargetReader:
         self.alias, self.topic = alias, topic
         self.consumer = _client(Consumer, alias, {
             **config, "group.id": f"mm2gov-probe-{uuid.uuid4().hex[:8]}", "enable.auto.commit": False,
-            "enable.auto.offset.store": False, "isolation.level": "read_committed", "auto.offset.reset": "earliest"})
+            "enable.auto.offset.store": False, "isolation.level": "read_committed", "auto.offset.reset": "earliest",
+            "fetch.wait.max.ms": 50})  # a canary's wait in an idle fetch (500 ms by default) is not replication
         self.start: dict[int, int] = {}
 
     def close(self) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -85,6 +86,22 @@ def acme(tmp_path_factory) -> Path:
     return out / "monitoring"
 
 
+@pytest.fixture(scope="module")
+def acme_slo(tmp_path_factory) -> Path:
+    """examples/acme with an `slo` on every flow, generated: its monitoring/ folder (probe alerts and tests too)."""
+    root = tmp_path_factory.mktemp("acme-slo")
+    repo, out = root / "repo", root / "out"
+    shutil.copytree(REPO_ROOT / "examples" / "acme", repo)
+    for path in sorted((repo / "tenants").glob("*.yaml")):
+        tenant = yaml.safe_load(path.read_text())
+        for flow in tenant.get("flows") or []:
+            flow["slo"] = {"latency_p99_ms": 10_000}
+        path.write_text(yaml.safe_dump(tenant, sort_keys=False))
+    done = run_cli("generate", str(repo), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out / "monitoring"
+
+
 def without(rules: Path, pattern: str, into: Path) -> Path:
     """A copy of the rules folder whose expressions lost what `pattern` matches (the tests beside it)."""
     copy = into / "prometheus"
@@ -100,7 +117,9 @@ def without(rules: Path, pattern: str, into: Path) -> Path:
     return copy
 
 
-def test_promtool_accepts_the_generated_rules(acme):
+@pytest.mark.parametrize("generated", ["acme", "acme_slo"])
+def test_promtool_accepts_the_generated_rules(generated, request):
+    acme = request.getfixturevalue(generated)
     rules = acme / "prometheus" / "rules.yaml"
     count = sum(len(g["rules"]) for g in yaml.safe_load(rules.read_text())["groups"])
     done = run(tools.promtool(), "check", "rules", rules)
@@ -108,8 +127,14 @@ def test_promtool_accepts_the_generated_rules(acme):
     assert f"SUCCESS: {count} rules found" in done.stdout
 
 
-def test_generated_rule_tests_pass_and_catch_rules_that_stop_filtering(acme, tmp_path):
+@pytest.mark.parametrize("generated", ["acme", "acme_slo"])
+def test_generated_rule_tests_pass_and_catch_rules_that_stop_filtering(generated, request, tmp_path):
+    """acme_slo: the probe alerts (every flow has an `slo`) are in the rules and in their tests."""
+    acme = request.getfixturevalue(generated)
     rules = acme / "prometheus" / "rules.yaml"
+    probe_alerts = {r["alert"] for g in yaml.safe_load(rules.read_text())["groups"] for r in g["rules"]
+                    if r["alert"].startswith("MM2Probe")}
+    assert bool(probe_alerts) == (generated == "acme_slo")
     groups = [g["name"] for g in yaml.safe_load(rules.read_text())["groups"]]
     tests = sorted((acme / "prometheus" / "tests").glob("*.yaml"))
     assert [f"mm2gov-{t.stem}" for t in tests] == groups  # one test file per tenant with flows

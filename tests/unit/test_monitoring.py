@@ -89,6 +89,21 @@ def test_every_alert_selects_and_labels_its_own_tenant_and_flow():
     assert WORKER_METRIC in down["expr"]
 
 
+def test_a_flow_with_an_slo_gets_probe_alerts_on_its_own_series_only():
+    scopes = {**SCOPES, "payments": {"flows": [{**flow("payments", "onprem", "cloud"), "slo": {"latency_p99_ms": 5}}]}}
+    files = compile_monitoring(scopes, "# g")
+    groups = {g["name"]: g["rules"] for g in yaml.safe_load(files["prometheus/rules.yaml"])["groups"]}
+    probe = {r["alert"]: r for r in groups["mm2gov-payments"] if r["alert"].startswith("MM2Probe")}
+    assert set(probe) == {"MM2ProbeCanariesLost", "MM2ProbeDuplicates", "MM2ProbeLatencyOverSlo", "MM2ProbeAbsent"}
+    assert not any(r["alert"].startswith("MM2Probe") for r in groups["mm2gov-marketing"])
+    for rule in probe.values():
+        assert PROBE_METRIC in rule["expr"]
+        assert all(s == 'tenant="payments", flow="payments-onprem-to-cloud"'
+                   for s in re.findall(r"\{([^}]*)\}", rule["expr"])), rule["expr"]
+    tests = yaml.safe_load(files["prometheus/tests/payments.yaml"])["tests"]
+    assert [c for c in tests if "probe" in c["name"]], "a promtool case for the probe alerts"
+
+
 def test_rule_tests_run_every_tenants_rules_and_expect_only_their_own_alerts():
     files = compile_monitoring(SCOPES, "# g")
     tests = yaml.safe_load(files["prometheus/tests/marketing.yaml"])
