@@ -17,7 +17,6 @@ the real 3.9.2 MM2 writes to the top-level one, which is the one migrate reads.
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
 from collections import Counter
@@ -26,12 +25,13 @@ from typing import Any
 
 import pytest
 import yaml
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.model.names import connect_names, flow_id
 from tests.conftest import run_cli
+from tests.integration.feeder import Feeder, value
 from tests.integration.test_mm2_exactly_once import audit_counts
 from tests.integration.test_replication_policy import paced, wait_for
 
@@ -40,34 +40,6 @@ BATCH = 100  # records per tenant per batch
 PACE_SECONDS = 0.1
 LEGACY_RECORDS = 6_000  # per tenant on the target before the legacy MM2 is stopped
 AFTER_RECORDS = 6_000  # per tenant produced after the flows started, before the producer stops
-
-
-def value(tenant: str, i: int) -> bytes:
-    return f"{tenant}-{i:07d}".encode()
-
-
-class Feeder(threading.Thread):
-    """Writes sequence-numbered values to each tenant's topic (round-robin over partitions) until stopped."""
-
-    def __init__(self, config: dict[str, Any], topics: dict[str, str]) -> None:
-        super().__init__(daemon=True)
-        self.config, self.topics = config, topics
-        self.produced = 0
-        self.halt = threading.Event()
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            producer = Producer({**self.config, "acks": "all", "enable.idempotence": True, "linger.ms": 10})
-            while not self.halt.is_set():
-                for tenant, topic in self.topics.items():
-                    for i in range(self.produced, self.produced + BATCH):
-                        producer.produce(topic, value=value(tenant, i), partition=i % PARTITIONS)
-                assert producer.flush(60) == 0, "records left unsent"
-                self.produced += BATCH
-                time.sleep(PACE_SECONDS)
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the test through `error`
-            self.error = exc
 
 
 def read_partitions(config: dict[str, Any], topic: str) -> dict[int, list[tuple[int, bytes]]]:
@@ -157,7 +129,8 @@ def cutover(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
     result: dict[str, Any] = {"tenants": tenants, "topics": topics, "flows": flows, "target": target,
                               "source": source, "legacy_topics": legacy_topics, "legacy_group": f"legacy{run}"}
 
-    feeder = Feeder(source.admin_config(), topics)
+    feeder = Feeder(source.admin_config(), topics, partitions=PARTITIONS, batch=BATCH, pace=PACE_SECONDS,
+                    **{"enable.idempotence": True, "linger.ms": 10})
     started: list[str] = []
     try:
         stack.start_mirrormaker(legacy_id, legacy, kafka_version="3")

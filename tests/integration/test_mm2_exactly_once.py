@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import threading
 import time
 import uuid
 from collections import Counter
@@ -33,6 +32,7 @@ from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_principal, mm2_transactional_ids, mm2_user, scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
+from tests.integration.feeder import Feeder, value
 from tests.integration.test_replication_policy import paced, wait_for
 
 log = logging.getLogger(__name__)
@@ -45,34 +45,6 @@ KILL_AT = 35_000  # records produced per tenant when both MM2s are killed
 # at-least-once commits source offsets every 2 s (the worker's default is 60 s), so a crash re-sends what
 # was copied since the last flush rather than everything; exactly-once commits them in each transaction
 FLUSH = {"target.offset.flush.interval.ms": "2000"}
-
-
-def value(tenant: str, i: int) -> bytes:
-    return f"{tenant}-{i:07d}".encode()
-
-
-class Feeder(threading.Thread):
-    """Writes RECORDS unique values to each tenant's topic, round-robin over the partitions, in paced batches."""
-
-    def __init__(self, config: dict[str, Any], topics: dict[str, str]) -> None:
-        super().__init__(daemon=True)
-        self.config, self.topics = config, topics
-        self.produced = 0
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            producer = Producer({**self.config, "acks": "all", "linger.ms": 20})
-            for start in range(0, RECORDS, BATCH):
-                for tenant, topic in self.topics.items():
-                    for i in range(start, start + BATCH):
-                        producer.produce(topic, value=value(tenant, i), partition=i % PARTITIONS)
-                        producer.poll(0)
-                assert producer.flush(60) == 0, "records left unsent"
-                self.produced = start + BATCH
-                time.sleep(PACE_SECONDS)
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the test through `error`
-            self.error = exc
 
 
 def read_all(config: dict[str, Any], topic: str, isolation: str = "read_committed") -> tuple[list[bytes], int]:
@@ -131,7 +103,8 @@ def crashed(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             f"{k}={v}\n" for k, v in FLUSH.items()))
         properties[name] = path
 
-    feeder = Feeder(source.admin_config(), topics)
+    feeder = Feeder(source.admin_config(), topics, partitions=PARTITIONS, batch=BATCH, pace=PACE_SECONDS,
+                    records=RECORDS)
     started: list[str] = []
     try:
         for name, flow in flows.items():

@@ -14,7 +14,6 @@ moved on to the source's end, and the tenant's consumer group offsets keep being
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections import Counter
@@ -24,7 +23,7 @@ from typing import Any
 
 import pytest
 import yaml
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, TopicPartition
 
 from governance.devstack.mirrormaker import MirrorMaker
 from governance.devstack.repo import write_stack_repo
@@ -33,6 +32,7 @@ from governance.migrate.offsets import RawRecord, SourceKey, SourcePosition, lat
 from governance.model.names import connect_names, flow_id, scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
+from tests.integration.feeder import Feeder, value
 from tests.integration.test_replication_policy import group_offsets, paced, wait_for
 
 log = logging.getLogger(__name__)
@@ -45,34 +45,6 @@ ROLL_AT = 12_000  # records on each target (from the 3.x MM2) before the roll st
 # at-least-once commits source offsets every 2 s (the worker's default is 60 s); exactly-once in each transaction
 FLUSH = {"target.offset.flush.interval.ms": "2000"}
 STOPPED_LINE = b"Kafka MirrorMaker stopped"
-
-
-def value(tenant: str, i: int) -> bytes:
-    return f"{tenant}-{i:07d}".encode()
-
-
-class Feeder(threading.Thread):
-    """Writes RECORDS sequence-numbered values to each tenant's topic, round-robin over the partitions."""
-
-    def __init__(self, config: dict[str, Any], topics: dict[str, str]) -> None:
-        super().__init__(daemon=True)
-        self.config, self.topics = config, topics
-        self.produced = 0
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            producer = Producer({**self.config, "acks": "all", "linger.ms": 20, "enable.idempotence": True})
-            for start in range(0, RECORDS, BATCH):
-                for tenant, topic in self.topics.items():
-                    for i in range(start, start + BATCH):
-                        producer.produce(topic, value=value(tenant, i), partition=i % PARTITIONS)
-                        producer.poll(0)
-                assert producer.flush(60) == 0, "records left unsent"
-                self.produced = start + BATCH
-                time.sleep(PACE_SECONDS)
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the test through `error`
-            self.error = exc
 
 
 def read_topic(config: dict[str, Any], topic: str, partitions: int,
@@ -166,7 +138,8 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             app, store.get(scram_secret(alias, f"User:{app}"), "password")) for alias in ("source", "target")}
 
     admin = target.admin_config()
-    feeder = Feeder(source.admin_config(), topics)
+    feeder = Feeder(source.admin_config(), topics, partitions=PARTITIONS, batch=BATCH, pace=PACE_SECONDS,
+                    records=RECORDS, **{"enable.idempotence": True})
     started: list[str] = []
     facts: dict[str, dict[str, Any]] = {name: {} for name in flows}
     try:
