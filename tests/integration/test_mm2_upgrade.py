@@ -37,9 +37,9 @@ from tests.integration.test_replication_policy import group_offsets, paced, wait
 
 log = logging.getLogger(__name__)
 
-RECORDS = 75_000  # per tenant
+RECORDS = 60_000  # per tenant
 PARTITIONS = 3
-BATCH = 200
+BATCH = 400
 PACE_SECONDS = 0.3  # between batches: the producer outlives the roll (a stop and a start of each MM2)
 ROLL_AT = 12_000  # records on each target (from the 3.x MM2) before the roll starts
 # at-least-once commits source offsets every 2 s (the worker's default is 60 s); exactly-once in each transaction

@@ -281,8 +281,12 @@ def routes_with_webhook_files(routes: dict[str, Any], tenants: list[str], receiv
 
 
 def paced_rules(rules: Path, into: Path) -> Path:
+    """The MM2 rules with every `for` shortened. The probe rules are left out here: these tests page on MM2's
+    own series, and MM2ProbeAbsent would rightly page both tenants until `probe --serve` runs (the probe rules
+    are checked by promtool's tests above, forged series included)."""
     data = yaml.safe_load(rules.read_text())
     for group in data["groups"]:
+        group["rules"] = [rule for rule in group["rules"] if not rule["alert"].startswith("MM2Probe")]
         for rule in group["rules"]:
             rule["for"] = PACED_FOR
     into.write_text(yaml.safe_dump(data, sort_keys=False))
