@@ -19,7 +19,12 @@ from governance.config.schema import Cluster, ClustersFile, Tenant
 from governance.errors import ConfigError
 
 NodePath = tuple[str | int, ...]
-SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster, same nodes
+# libyaml when present: ~10x faster, same nodes. libyaml has limits of its own (since PyYAML 6.0.4 its
+# scanner stops flow collections nested past its own depth, before mm2gov's composer sees them), so a
+# document it refuses is read again by PyYAML's pure-Python parser, which is iterative and has none:
+# mm2gov's bounded composer then gives its answer in its own words, whichever layer stopped first.
+FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+PURE_LOADER = yaml.SafeLoader
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,29 @@ def read_yaml(path: Path, file: str, problems: list[Problem]) -> Document | None
     except UnicodeDecodeError:
         problems.append(Problem(file, None, "not UTF-8 text"))
         return None
-    loader = SafeLoader(text)
+    try:
+        return _parse(text, file, FAST_LOADER, problems)
+    except yaml.YAMLError as exc:
+        refused = exc
+    if FAST_LOADER is not PURE_LOADER:
+        try:
+            return _parse(text, file, PURE_LOADER, problems)
+        except yaml.YAMLError as exc:  # the pure parser refuses it too: a syntax error, said where
+            refused = exc
+    problems.append(_syntax_problem(file, refused))
+    return None
+
+
+def _syntax_problem(file: str, exc: yaml.YAMLError) -> Problem:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        return Problem(file, mark.line + 1 if mark else None, f"YAML syntax: {exc.problem or exc}")
+    return Problem(file, None, f"YAML: {exc}")
+
+
+def _parse(text: str, file: str, loader_class: type, problems: list[Problem]) -> Document | None:
+    """The document as `loader_class` reads it, or None with mm2gov's problems; raises the parser's YAMLError."""
+    loader = loader_class(text)
     try:
         node = _compose(loader)
         document = Document(file, None)
@@ -137,13 +164,6 @@ def read_yaml(path: Path, file: str, problems: list[Problem]) -> Document | None
         document.data = loader.construct_document(node) if node is not None else None
     except _Refused as exc:
         problems.append(Problem(file, exc.line, f"YAML: {exc.message}"))
-        return None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problems.append(Problem(file, mark.line + 1 if mark else None, f"YAML syntax: {exc.problem or exc}"))
-        return None
-    except yaml.YAMLError as exc:
-        problems.append(Problem(file, None, f"YAML: {exc}"))
         return None
     finally:
         loader.dispose()

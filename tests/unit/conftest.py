@@ -7,6 +7,13 @@ from collections.abc import Iterator
 import pytest
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that start the local SparkSession are marked `spark`: `make test-fast` leaves them out."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     """A local[2] SparkSession shared by every test that asks for it; started on first use only."""

