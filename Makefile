@@ -8,7 +8,7 @@ export MM2GOV_CACHE ?= $(HOME)/.cache/mm2gov
 UV := $(MM2GOV_CACHE)/uv-$(shell sed -n 's/^UV_VERSION=//p' $(INSTALL)/versions.env)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 
-.PHONY: setup python-env components lock test test-fast test-unit lint demo bench clean
+.PHONY: setup python-env components lock test test-random test-fast test-unit lint demo bench clean
 
 setup: python-env components ## venv + Kafka/MM2 jars + opa + etcd + kube-apiserver (idempotent, cached)
 
@@ -28,10 +28,17 @@ lint: python-env
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
 
+# Two workers, one per core, each with its own local stack (its session fixtures); a test module stays on
+# one worker (its module fixtures are set up once). The modules meet in another order every run.
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
+
+# Order independence, as a documented check: modules in a random order, one process (the seed is printed;
+# pass it back with --random-order-seed=N to repeat a run)
+test-random: setup
+	$(BIN)/pytest --random-order-bucket=module
 
 test-unit: python-env
 	$(BIN)/pytest -m "not integration"

@@ -43,6 +43,38 @@ def secret_values(store: Path) -> set[str]:
             if p.is_file() and not p.name.startswith(".") and p.name not in PUBLIC_KEYS and p.suffix != ".p12"}
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that start the local SparkSession are marked `spark`: `make test-fast` leaves them out."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[object]:
+    """One local[2] SparkSession for every test of this process that asks for it; started on first use only.
+
+    A JVM's jars are fixed at its start and every later SparkSession of the process is this one, so it carries
+    Spark's Kafka source whenever setup fetched it (the record-scan tests read with it; the others ignore it).
+    """
+    from governance import tools
+    from spark_audit.run import spark_session
+
+    try:
+        jars = {"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))}
+    except tools.MissingTool:  # `make test-unit` before `make setup`: the checks' tests need no Kafka source
+        jars = {}
+    # Test data is tiny and the JVM short-lived: one partition per shuffle, the JIT's quick tier
+    # only and no generated Java (compiling Spark's code, or the queries', would cost more CPU
+    # than running them). The queries' semantics do not depend on these settings.
+    session = spark_session("local[2]", "mm2gov-tests", {
+        "spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
+        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN", **jars})
+    yield session
+    session.stop()
+
+
 @pytest.fixture(scope="session")
 def java_oracle() -> Iterator[object]:
     """Kafka's own code as the oracle (oracle/, governance/devstack/oracle.py): one JVM for the whole session."""

@@ -12,10 +12,8 @@ import uuid
 
 from confluent_kafka import Producer
 
-from governance import tools
 from governance.kafka.admin import admin_client, create_topics
 from spark_audit.records import offset_window, read_records
-from spark_audit.run import spark_session
 
 COMMITTED, ABORTED, OPEN = 7, 5, 4
 
@@ -35,7 +33,7 @@ def transactional_topic(config: dict, topic: str) -> Producer:
     return producer  # the last transaction stays open while the scan runs
 
 
-def test_the_scan_holds_committed_records_only_and_stops_at_the_last_stable_offset(stack):
+def test_the_scan_holds_committed_records_only_and_stops_at_the_last_stable_offset(stack, spark):
     config = stack.kafka["source"].admin_config()
     topic = f"audit-txn-{uuid.uuid4().hex[:6]}"
     create_topics(admin_client(config), [topic])
@@ -45,11 +43,8 @@ def test_the_scan_holds_committed_records_only_and_stops_at_the_last_stable_offs
         start, end = window[topic][0]
         # committed records + their marker + aborted records + their marker: the open batch is past the end
         assert (start, end) == (0, COMMITTED + 1 + ABORTED + 1), window
-        spark = spark_session("local[1]", "mm2gov-audit-records",
-                              {"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
         rows = read_records(spark, "source", config, window, []).collect()
         assert len(rows) == COMMITTED, [r.offset for r in rows]
         assert sorted(r.offset for r in rows) == list(range(COMMITTED))
-        spark.stop()
     finally:
         producer.abort_transaction(30)

@@ -14,7 +14,7 @@ import sys
 import time
 
 import pytest
-from confluent_kafka import KafkaError
+from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from governance.devstack.repo import tenant_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, describe_acls
@@ -23,6 +23,7 @@ from governance.model.acl import AclBinding
 from governance.model.names import scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.wait import wait_for
 
 NEIGHBOUR = AclBinding("User:neighbour", "TOPIC", "neighbour.", "PREFIXED", "READ")
 
@@ -93,25 +94,43 @@ def test_generated_files_are_deterministic_and_hold_no_secret(tenancy, tmp_path)
 
 def test_tenant_flow_replicates_only_its_own_topics(stack, tenancy):
     jmx = tenancy["out"] / "monitoring" / "jmx" / "payments.yaml"
+    target_admin = admin_client(stack.kafka["target"].admin_config())
+    before = set(target_admin.list_topics(timeout=10).topics)  # other modules' MM2s may have left theirs
     mm2 = stack.start_mirrormaker("payments", tenancy["out"] / "mm2" / "payments-source-to-target.properties",
                                   metrics_config=jmx)
     try:
         own = read(tenant_config(stack, tenancy, "target", "payments-app"), "source.payments.orders", 1,
                    timeout=120, group="payments-check")
-        time.sleep(5)
-        topics = set(admin_client(stack.kafka["target"].admin_config()).list_topics(timeout=10).topics)
-        metrics = mm2.metrics()
+        # MM2 creates every remote topic it will replicate before its task copies the first record, so the
+        # topics it made are all there now; the latency series appears once the task reports a record
+        topics = set(target_admin.list_topics(timeout=10).topics) - before
+        latency = wait_for("the flow's replication latency series", lambda: latency_series(mm2.metrics()), 60)
     finally:
         stack.stop_mirrormaker("payments")
-    latency = [line for line in metrics.splitlines()
-               if line.startswith("kafka_connect_mirror_source_connector_replication_latency_ms_max{")]
-    assert latency, "the flow's /metrics has no replication latency series"
     assert all('tenant="payments"' in line and 'flow="payments-source-to-target"' in line for line in latency)
     assert 'topic="source.payments.orders"' in " ".join(latency)
     assert own.error is None
     assert [(r.key, r.value, r.headers) for r in own.records] == [(b"o-1", b"42", [("lob", b"payments")])]
     assert "source.marketing.leads" not in topics
     assert not any(t.startswith(("heartbeats", "mm2-offset-syncs", "source.checkpoints")) for t in topics)
+
+
+def end_offsets(stack, cluster: str, topic: str) -> int:
+    """The sum of `topic`'s end offsets on `cluster` (0 while it does not exist)."""
+    config = stack.kafka[cluster].admin_config()
+    partitions = admin_client(config).list_topics(topic, timeout=10).topics[topic].partitions
+    if not partitions:
+        return 0
+    consumer = Consumer({**config, "group.id": "mm2gov-test-end-offsets"})
+    try:
+        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions)
+    finally:
+        consumer.close()
+
+
+def latency_series(metrics: str) -> list[str]:
+    return [line for line in metrics.splitlines()
+            if line.startswith("kafka_connect_mirror_source_connector_replication_latency_ms_max{")]
 
 
 def kafka_tool(stack, cluster: str, user: str, password: str, main_class: str, *args: str, tmp_path) -> str:
@@ -155,9 +174,13 @@ def test_mm2_principal_cannot_mirror_another_tenants_topic(stack, tenancy, tmp_p
     edited.write_text(text.replace("source->target.topics=payments\\\\..*",
                                    "source->target.topics=payments\\\\..*,marketing\\\\..*"))
     assert edited.read_text() != text
+    # a new record of payments: once it is on the target, this MM2 has made every remote topic it would make
+    produce(stack.kafka["source"].admin_config(), "payments.orders", [Record(b"o-edited", b"1", [])])
     stack.start_mirrormaker("payments-edited", edited)
     try:
-        time.sleep(15)
+        wait_for("payments.orders replicated by the edited MM2",
+                 lambda: end_offsets(stack, "target", "source.payments.orders")
+                 >= end_offsets(stack, "source", "payments.orders"), 120)
         topics = set(admin_client(stack.kafka["target"].admin_config()).list_topics(timeout=10).topics)
     finally:
         stack.stop_mirrormaker("payments-edited")

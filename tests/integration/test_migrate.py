@@ -38,8 +38,12 @@ from tests.integration.test_replication_policy import paced, wait_for
 PARTITIONS = 3
 BATCH = 100  # records per tenant per batch
 PACE_SECONDS = 0.1
-LEGACY_RECORDS = 6_000  # per tenant on the target before the legacy MM2 is stopped
-AFTER_RECORDS = 6_000  # per tenant produced after the flows started, before the producer stops
+# The producer runs through the whole cut-over (the migrate commands included, several seconds at ~1,000
+# records/s per tenant), so records are in flight at the stop and the start whatever these two counts are;
+# they only need the legacy MM2 to have copied and committed some of every partition, and the new flows to
+# start while records still come.
+LEGACY_RECORDS = 1_500  # per tenant on the target before the legacy MM2 is stopped
+AFTER_RECORDS = 1_500  # per tenant produced after the flows started, before the producer stops
 
 
 def read_partitions(config: dict[str, Any], topic: str) -> dict[int, list[tuple[int, bytes]]]:

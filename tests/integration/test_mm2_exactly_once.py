@@ -2,7 +2,7 @@
 
 Two tenants between the same clusters, each flow exactly as `mm2gov generate` writes it (only MM2's intervals
 shortened) with the ACLs `mm2gov apply` grants: one `delivery: exactly_once`, one `at_least_once`. A producer
-thread writes 100,000 records with unique values to a 3-partition topic of each tenant; mid-stream both MM2s
+thread writes 20,000 records with unique values to a 3-partition topic of each tenant; mid-stream both MM2s
 are killed with SIGKILL and started again. Once the targets caught up, the real audit's REPLICATION_GAP and an
 independent read of the targets (read_committed) agree: the exactly-once flow has every record once, the
 at-least-once flow has every record, and the duplicates the crash made are the ones the audit counts.
@@ -37,11 +37,15 @@ from tests.integration.test_replication_policy import paced, wait_for
 
 log = logging.getLogger(__name__)
 
-RECORDS = 100_000
+# 20,000 records per tenant suffice: both MM2s are killed once each has copied KILLED_AFTER records while the
+# producer is still writing (asserted), so the crash interrupts running transactions (exactly-once) and leaves
+# records copied since the last offset flush to be sent again (at-least-once: duplicates > 0 is asserted).
+# More records only lengthen the stream before and after the crash, which no assertion needs.
+RECORDS = 20_000
 PARTITIONS = 3
 BATCH = 500
 PACE_SECONDS = 0.15  # between batches: ~3,300 records/s, so the crash lands mid-stream
-KILL_AT = 35_000  # records produced per tenant when both MM2s are killed
+KILLED_AFTER = 3_000  # records on each target when both MM2s are killed
 # at-least-once commits source offsets every 2 s (the worker's default is 60 s), so a crash re-sends what
 # was copied since the last flush rather than everything; exactly-once commits them in each transaction
 FLUSH = {"target.offset.flush.interval.ms": "2000"}
@@ -65,6 +69,16 @@ def read_all(config: dict[str, Any], topic: str, isolation: str = "read_committe
             if all(p.offset >= ends[p.partition] for p in positions):
                 return values, sum(ends.values())
         raise AssertionError(f"{topic} not read to its end {ends} in 300 s")
+    finally:
+        consumer.close()
+
+
+def copied(config: dict[str, Any], topic: str) -> int:
+    """The sum of `topic`'s end offsets (records and, on an exactly-once target, transaction markers)."""
+    consumer = Consumer({**config, "group.id": f"eos-check-{uuid.uuid4().hex[:8]}"})
+    try:
+        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)[1]
+                   for p in range(PARTITIONS))
     finally:
         consumer.close()
 
@@ -106,16 +120,22 @@ def crashed(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
     feeder = Feeder(source.admin_config(), topics, partitions=PARTITIONS, batch=BATCH, pace=PACE_SECONDS,
                     records=RECORDS)
     started: list[str] = []
+    remotes = {name: f"source.{topic}" for name, topic in topics.items()}
     try:
         for name, flow in flows.items():
             stack.start_mirrormaker(flow, properties[name])
             started.append(flow)
+        # each MM2 creates its remote topic before its task starts: from then on the stream is copied as it comes
+        wait_for("both remote topics created", lambda: set(remotes.values()) <= set(
+            admin_client(target.admin_config()).list_topics(timeout=10).topics), 120)
         feeder.start()
-        wait_for(f"{KILL_AT} records produced", lambda: feeder.produced >= KILL_AT or feeder.error, 300)
+        wait_for(f"{KILLED_AFTER} records copied by each MM2", lambda: feeder.error or all(
+            copied(target.admin_config(), remote) >= KILLED_AFTER for remote in remotes.values()), 300)
         for flow in flows.values():
             stack.kill_mirrormaker(flow)
             started.remove(flow)
         killed_at = feeder.produced
+        assert killed_at < RECORDS, "the producer ended before the crash: nothing was in flight"
         for name, flow in flows.items():
             stack.start_mirrormaker(flow, properties[name])
             started.append(flow)

@@ -37,11 +37,13 @@ from tests.integration.test_replication_policy import group_offsets, paced, wait
 
 log = logging.getLogger(__name__)
 
-RECORDS = 60_000  # per tenant
+# The producer runs until the roll is over and AFTER_ROLL more records per tenant were produced, then stops:
+# records are in flight through the whole roll (asserted), and the stream is no longer than the roll needs.
 PARTITIONS = 3
 BATCH = 400
-PACE_SECONDS = 0.3  # between batches: the producer outlives the roll (a stop and a start of each MM2)
-ROLL_AT = 12_000  # records on each target (from the 3.x MM2) before the roll starts
+PACE_SECONDS = 0.3  # between batches: ~1,300 records/s per tenant
+ROLL_AT = 2_000  # records on each target (from the 3.x MM2) before the roll starts: a few batches per partition
+AFTER_ROLL = 2_000  # records per tenant produced after both 4.x MM2s started
 # at-least-once commits source offsets every 2 s (the worker's default is 60 s); exactly-once in each transaction
 FLUSH = {"target.offset.flush.interval.ms": "2000"}
 STOPPED_LINE = b"Kafka MirrorMaker stopped"
@@ -139,7 +141,7 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
 
     admin = target.admin_config()
     feeder = Feeder(source.admin_config(), topics, partitions=PARTITIONS, batch=BATCH, pace=PACE_SECONDS,
-                    records=RECORDS, **{"enable.idempotence": True})
+                    **{"enable.idempotence": True})  # until halted
     started: list[str] = []
     facts: dict[str, dict[str, Any]] = {name: {} for name in flows}
     try:
@@ -171,13 +173,18 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             facts[name]["start_seconds"] = time.monotonic() - clock
         for name in flows:  # the tenant's group moves on the source while the 4.x MM2 runs
             commit_at_end(apps[name]["source"], topics[name], f"{name}-readers")
-        feeder.join(900)
+        rolled_at = max(facts[name]["produced_at_roll"] for name in flows)
+        wait_for(f"{AFTER_ROLL} records produced after the roll", lambda: feeder.error
+                 or feeder.produced >= rolled_at + AFTER_ROLL, 300)
+        feeder.halt.set()
+        feeder.join(120)
         assert feeder.error is None, feeder.error
-        assert feeder.produced == RECORDS
+        records = feeder.produced  # per tenant, values <tenant>-0 .. <tenant>-(records - 1)
+        assert records >= rolled_at + AFTER_ROLL
         for name in flows:
             remote = f"source.{topics[name]}"
             wait_for(f"{remote} caught up", lambda remote=remote, name=name: len({
-                r[3] for r in read_topic(admin, remote, PARTITIONS)}) >= RECORDS, 600)
+                r[3] for r in read_topic(admin, remote, PARTITIONS)}) >= records, 600)
             facts[name]["group_4x"] = wait_for(
                 f"{name}-readers synced again by the 4.x MM2", lambda name=name: (offset := group_offsets(
                     apps[name]["target"], f"{name}-readers").get((f"source.{topics[name]}", 0))) is not None
@@ -187,19 +194,20 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             stack.stop_mirrormaker(flow)
     for name, flow in flows.items():
         facts[name]["committed_4x"] = committed_positions(admin, connect_names(flow).offsets)
-        facts[name]["counts"] = replicated(source.admin_config(), admin, name, topics[name], facts[name]["boundary"])
-    yield {"tenants": tenants, "topics": topics, "flows": flows, "facts": facts}
+        facts[name]["counts"] = replicated(source.admin_config(), admin, name, topics[name], facts[name]["boundary"],
+                                           records)
+    yield {"tenants": tenants, "topics": topics, "flows": flows, "facts": facts, "records": records}
 
 
 def replicated(source: dict[str, Any], target: dict[str, Any], name: str, topic: str,
-               boundary: dict[int, int]) -> dict[str, Any]:
+               boundary: dict[int, int], records: int) -> dict[str, Any]:
     """The target's remote topic (read_committed) against the source topic, counted by sequence number;
     records at or past `boundary` (the remote topic's ends when the 3.x MM2 had stopped) are the 4.x MM2's."""
     on_source = read_topic(source, topic, PARTITIONS)
     source_offset = {v: (p, o) for p, o, _, v in on_source}
     on_target = read_topic(target, f"source.{topic}", PARTITIONS)
     copies = Counter(v for *_, v in on_target)
-    expected = {value(name, i) for i in range(RECORDS)}
+    expected = {value(name, i) for i in range(records)}
     first_4x = {}  # per partition: the source offset of the first record the 4.x MM2 wrote
     for p, o, _, v in on_target:
         if o >= boundary[p] and p not in first_4x:
@@ -219,12 +227,13 @@ def test_the_rolled_flow_has_every_record_once(rolled, delivery):
                 "to %s): %s", delivery, facts["produced_at_roll"], facts["stop_seconds"], facts["start_seconds"],
                 counts["records_3x"], facts["boundary"], counts)
     assert facts["graceful"], "the 3.x MM2 did not log its orderly stop"
-    assert facts["produced_at_roll"] < RECORDS, "the producer ended before the roll: nothing was in flight"
+    records = rolled["records"]
+    assert facts["produced_at_roll"] < records, "the producer ended before the roll: nothing was in flight"
     assert (counts["records"], counts["missing"], counts["duplicated"], counts["foreign"]) == (
-        RECORDS, 0, 0, 0), counts
+        records, 0, 0, 0), counts
     # 3.9.2's MM2 ran the flow as compiled: transactionally (commit markers take offsets) only when exactly_once
     written_3x = sum(facts["boundary"].values())
-    assert 0 < counts["records_3x"] < RECORDS, counts
+    assert 0 < counts["records_3x"] < records, counts
     assert (written_3x > counts["records_3x"]) == (delivery == "exactly_once"), (written_3x, counts)
 
 

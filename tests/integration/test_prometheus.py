@@ -24,9 +24,8 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -54,23 +53,13 @@ from governance.kafka.records import Record, produce
 from governance.model.names import PLATFORM_ALERT_RECEIVER, alert_receiver, flow_id
 from tests.conftest import REPO_ROOT, run_cli
 from tests.integration.test_replication_policy import paced
+from tests.tools.wait import wait_for
 
 PACED_FOR = "10s"  # every rule's `for` in the stack test; promtool's unit tests run the generated durations
 ALERTS = ("MM2FlowDown", "MM2ReplicationLatencyHigh", "MM2RecordAgeHigh")
 # Generous on purpose (as in test_probe.py): the dashboards need the probe's figures, not a verdict on this machine
 PROBE_SLO = {"latency_p99_ms": 300_000}
 GRAFANA_RATE_INTERVAL = "1m"  # what Grafana puts for $__rate_interval: four scrape intervals at least
-
-
-def wait_for(what: str, probe: Callable[[], Any], timeout: float) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = probe()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.5)
 
 
 def run(*argv: str | Path) -> subprocess.CompletedProcess[str]:
@@ -434,7 +423,6 @@ def test_every_dashboard_panel_shows_its_tenants_flows_and_no_one_elses(monitore
         assert prometheus.query(f'{WORKER_METRIC}{{flow="{other}"}}')  # the other tenant's series are there
         for title, expr in panel_queries(dashboard, other):
             assert not prometheus.query(expr), (title, expr)
-
 
 
 def test_stopping_a_flows_mm2_pages_its_tenant_only_and_restarting_resolves(stack, monitored):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_flow_topics, mm2_principal, scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
+from tests.tools.wait import wait_for
 
 RECORDS = 5
 COMMITTED = 3  # the tenant's group has consumed offsets 0..2 of its topic on the source
@@ -102,16 +103,6 @@ def mm2_checkpoint_acls(flow: str, tenant_groups: str, remote_topics: str) -> li
 
 def topics_of(config: dict[str, Any]) -> set[str]:
     return set(admin_client(config).list_topics(timeout=10).topics)
-
-
-def wait_for(what: str, probe: Callable[[], Any], timeout: float) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 def read_checkpoints(config: dict[str, Any], topic: str, group: str, timeout: float) -> list[dict[str, Any]]:
