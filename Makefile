@@ -35,8 +35,8 @@ test: setup
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/pytest -n 2 --dist loadfile
 
-# Order independence, as a documented check: modules in a random order, one process (the seed is printed;
-# pass it back with --random-order-seed=N to repeat a run)
+# Order independence, as a documented check: modules in a random order and the tests of each module shuffled,
+# one process (the seed is printed; pass it back with --random-order-seed=N to repeat a run)
 test-random: setup
 	$(BIN)/pytest --random-order-bucket=module
 

@@ -172,6 +172,53 @@ def test_deep_nesting_is_refused_without_recursion(repo, text):
     assert f"YAML: nested deeper than {loader.MAX_DEPTH} levels" in problem
 
 
+@pytest.fixture(params=["libyaml", "libyaml-stops-first", "pure-python"])
+def yaml_layer(request, monkeypatch):
+    """Each parser layer that can stop a deep document first: libyaml with its own default limit (above mm2gov's),
+    libyaml with its limit lowered below mm2gov's (through its own control, PyYAML 6.0.4+), the pure-Python one."""
+    if request.param == "pure-python":
+        monkeypatch.setattr(loader, "FAST_LOADER", yaml.SafeLoader)
+        return request.param
+    assert loader.FAST_LOADER is yaml.CSafeLoader, "the lock's PyYAML wheel carries libyaml"
+    if request.param == "libyaml-stops-first":
+        default = yaml._yaml._get_max_nest_level()
+        yaml._yaml._set_max_nest_level(loader.MAX_DEPTH // 4)
+        assert yaml._yaml._get_max_nest_level() == loader.MAX_DEPTH // 4
+        request.addfinalizer(lambda: yaml._yaml._set_max_nest_level(default))
+    return request.param
+
+
+@pytest.mark.parametrize("text", ["[" * 20_000 + "]" * 20_000, "{a: " * 20_000 + "}" * 20_000,
+                                  "a:\n" + "".join(f"{' ' * i}- \n" for i in range(1, 200)),
+                                  "[" * (loader.MAX_DEPTH + 1) + "]" * (loader.MAX_DEPTH + 1)],
+                         ids=["sequences", "mappings", "block-sequences", "one-past-the-limit"])
+def test_the_answer_to_deep_nesting_is_mm2govs_whichever_layer_stops_it(tmp_path, yaml_layer, text):
+    path = tmp_path / "deep.yaml"
+    path.write_text(text)
+    problems: list = []
+    began = time.perf_counter()
+    assert loader.read_yaml(path, "tenants/deep.yaml", problems) is None
+    assert time.perf_counter() - began < 10  # bounded: nothing walks 20,000 levels
+    [problem] = problems
+    assert problem.file == "tenants/deep.yaml" and problem.line is not None and problem.line >= 1
+    assert problem.message == (f"YAML: nested deeper than {loader.MAX_DEPTH} levels; "
+                               "a governance file nests 5 or 6"), problem
+
+
+def test_a_document_libyaml_refuses_but_yaml_allows_is_read(tmp_path, yaml_layer):
+    """Within mm2gov's limits, what is read does not depend on libyaml's own limit."""
+    path = tmp_path / "x.yaml"
+    depth = loader.MAX_DEPTH
+    path.write_text("[" * depth + "1" + "]" * depth)
+    problems: list = []
+    document = loader.read_yaml(path, "x.yaml", problems)
+    assert problems == [] and document is not None
+    value = document.data
+    for _ in range(depth):
+        [value] = value
+    assert value == 1
+
+
 def test_nesting_up_to_the_limit_is_read(tmp_path):
     path = tmp_path / "x.yaml"
     problems: list = []
