@@ -28,11 +28,11 @@ lint: python-env
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
 
-# Three workers, each with its own local stack (its session fixtures); a test module stays on one worker (its
-# module fixtures are set up once) and the modules meet in another order every run. Three on two cores: with
-# two, the cores were busy 60% of the time (24.6 + 3.4 CPU-minutes in 23.5 minutes; the tests mostly wait on
-# JVMs and brokers). PYTEST_WORKERS=N sets another number.
-PYTEST_WORKERS ?= 3
+# Two workers, each with its own local stack (its session fixtures); a test module stays on one worker (its
+# module fixtures are set up once) and the modules meet in another order every run. Measured on 2 cores from a
+# fresh clone: 23:08 with two workers (the cores busy 60% of the time: the tests mostly wait on JVMs and
+# brokers), 23:07 with three (load average up to 18, no faster). PYTEST_WORKERS=N sets another number.
+PYTEST_WORKERS ?= 2
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
