@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,7 @@ def spark() -> Iterator[object]:
     Spark's Kafka source whenever setup fetched it (the record-scan tests read with it; the others ignore it).
     """
     from governance import tools
+    from governance.devstack.process import QUICK_JVM
     from spark_audit.run import spark_session
 
     try:
@@ -69,10 +71,19 @@ def spark() -> Iterator[object]:
     # than running them). The queries' semantics do not depend on these settings.
     session = spark_session("local[2]", "mm2gov-tests", {
         "spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
-        "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+        "spark.driver.extraJavaOptions": " ".join(QUICK_JVM),
         "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN", **jars})
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def audit_in_process(spark) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """`mm2gov audit ARGS` through the CLI's own main() in this process, on the session's warm SparkSession
+    (tests/tools/in_process.py says why); answers like `run_cli`."""
+    from tests.tools.in_process import run_in_process
+
+    return functools.partial(run_in_process, "audit")
 
 
 @pytest.fixture(scope="session")

@@ -19,13 +19,13 @@ from typing import Any
 
 from governance.devstack import tools
 from governance.devstack.files import write_private, write_public
-from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, ensure_port_free, port_open
+from governance.devstack.process import LOOPBACK, QUICK_JVM, DevstackError, ManagedProcess, ensure_port_free, port_open
 from governance.secrets.pki import KeyPair, issue_cert, pkcs12_keystore, pkcs12_truststore
 from governance.secrets.values import SecretValue
 
 ADMIN_USER = "admin"
 CONTROLLER_USER = "controller"
-JVM_OPTS = ["-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true"]
+JVM_OPTS = ["-Xms128m", "-Xmx512m", *QUICK_JVM, "-Djava.awt.headless=true"]
 
 LOG4J2 = """\
 status = warn

@@ -26,7 +26,15 @@ from typing import Any
 
 from governance.devstack import tools
 from governance.devstack.files import write_public
-from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, ensure_port_free, free_port, tail
+from governance.devstack.process import (
+    LOOPBACK,
+    QUICK_JVM,
+    DevstackError,
+    ManagedProcess,
+    ensure_port_free,
+    free_port,
+    tail,
+)
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
@@ -101,6 +109,7 @@ class SparkStandalone:
             "SPARK_LOCAL_IP": LOOPBACK,
             "SPARK_CONF_DIR": str(self.conf_dir),
             "SPARK_DAEMON_MEMORY": self.daemon_memory,
+            "SPARK_DAEMON_JAVA_OPTS": " ".join(QUICK_JVM),  # the master and workers only schedule
             "SPARK_LOG_DIR": str(self.run_dir / "logs"),
             # fail on a taken port instead of silently taking the next one: the start retries
             "SPARK_MASTER_OPTS": "-Dspark.port.maxRetries=0",

@@ -63,11 +63,16 @@ LEAK_ACLS = {
 }
 
 
-def audit(repo, store, out, *extra: str):
-    done = run_cli("audit", str(repo), "--out", str(out), "--secrets-dir", str(store), "--records-per-partition",
-                   "100", *extra, timeout=900)
-    document = json.loads((out / "audit.json").read_text()) if (out / "audit.json").exists() else None
-    return done, document
+@pytest.fixture(scope="module")
+def audit(audit_in_process):
+    """`mm2gov audit` in this process on the session's warm SparkSession (tests/tools/in_process.py): the
+    audit as its own process runs in test_audit_cluster.py and test_image_install.py."""
+    def run(repo, store, out, *extra: str):
+        done = audit_in_process(str(repo), "--out", str(out), "--secrets-dir", str(store),
+                                "--records-per-partition", "100", *extra)
+        document = json.loads((out / "audit.json").read_text()) if (out / "audit.json").exists() else None
+        return done, document
+    return run
 
 
 def produce_at(config: dict, topic: str, key: bytes, value: bytes, headers: list, timestamp: int) -> None:
@@ -110,7 +115,7 @@ def deployment(stack, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def clean(deployment):
+def clean(audit, deployment):
     return audit(deployment["repo"], deployment["store"], deployment["root"] / "clean")
 
 
@@ -126,7 +131,7 @@ def test_a_clean_deployment_has_no_finding_above_info(clean):
 
 
 @pytest.fixture(scope="module")
-def leaky(stack, deployment, clean):
+def leaky(stack, audit, deployment, clean):
     """Every check's leak at once on the real clusters, audited; then removed and audited again."""
     source, target = stack.kafka["source"], stack.kafka["target"]
     for alias, bindings in LEAK_ACLS.items():
@@ -277,7 +282,7 @@ def test_the_access_matrix_shows_the_planted_cross_tenant_reach(stack, deploymen
            'MM2_PRINCIPAL_OVERREACH 1, RECORD_TENANT_MISMATCH 1)"' in page
 
 
-def test_an_unreachable_cluster_is_exit_3_and_a_partial_report(deployment, tmp_path):
+def test_an_unreachable_cluster_is_exit_3_and_a_partial_report(audit, deployment, tmp_path):
     repo = tmp_path / "repo"
     (repo / "tenants").mkdir(parents=True)
     clusters = (deployment["repo"] / "clusters.yaml").read_text()

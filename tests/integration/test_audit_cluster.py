@@ -1,6 +1,6 @@
-"""The audit on a real Spark standalone cluster: a master and two workers (one core each, each its
-own JVM) started on loopback from pyspark's own distribution, running the audit through
-`mm2gov audit --spark-master spark://...` and through `spark-submit .../spark_audit/main.py`.
+"""The audit on a real Spark standalone cluster: a master and two workers (each its own JVM) started on
+loopback from pyspark's own distribution, running the audit through `mm2gov audit --spark-master
+spark://...` and through `spark-submit .../spark_audit/main.py`, the two applications at once.
 
 On the live stack, with this module's tenants applied as test_audit.py does (clu-a, clu-b: their
 own names, so the module runs before or after test_audit.py alike) and leaks planted on the real
@@ -29,6 +29,7 @@ from confluent_kafka import Producer
 
 import spark_audit.main
 from governance.devstack import tools
+from governance.devstack.process import QUICK_JVM
 from governance.devstack.repo import tenant_yaml, write_stack_repo
 from governance.devstack.spark_cluster import (
     SparkStandalone,
@@ -43,7 +44,7 @@ from governance.kafka.admin import admin_client, create_acls, create_topics, del
 from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_principal
 from spark_audit.job import SCAN_JOB
-from spark_audit.run import CONF_DIR
+from spark_audit.run import LOG4J2_OPTION
 from tests.conftest import run_cli
 
 pytestmark = pytest.mark.timeout(1200)  # fixtures included: the stack, the cluster and three audits
@@ -60,10 +61,14 @@ PLANTED_CHECKS = {"ACL_CROSS_TENANT", "ACL_WILDCARD", "ACL_PREFIX_OVERLAP", "MM2
 # Each tenant's own topic (its records marked as its own: no finding), one on each cluster. On the
 # source, 4 partitions and one record marked as clu-b's: RECORD_TENANT_MISMATCH.
 TOPICS = {"source": ("clu-a.scan", 4, "clu-a"), "target": ("clu-b.scan", 2, "clu-b")}
-# Each application takes both workers' cores and waits for both executors before its first job, so
-# that the scan's tasks are spread from the start (Spark's Kafka source prefers one executor per
+# Each application takes a one-core executor on each worker and waits for both before its first job,
+# so that the scan's tasks are spread from the start (Spark's Kafka source prefers one executor per
 # topic partition, by hash; consecutive partitions of a topic alternate between two executors).
-CLUSTER_CONF = {"spark.cores.max": "2", "spark.scheduler.minRegisteredResourcesRatio": "1.0"}
+# Executors (and, below, drivers) on the JIT's quick tier (QUICK_JVM: the data is tiny), the executors with
+# the log4j2 configuration mm2gov gives them on a loopback cluster.
+CLUSTER_CONF = {"spark.cores.max": "2", "spark.executor.cores": "1",
+                "spark.scheduler.minRegisteredResourcesRatio": "1.0",
+                "spark.executor.extraJavaOptions": " ".join((LOG4J2_OPTION, *QUICK_JVM))}
 # spark-submit runs these (the same code as every check; fewer keep the test short)
 SUBMIT_CHECKS = {"RECORD_TENANT_MISMATCH", "REPLICATION_GAP", "ACL_WILDCARD", "ACL_STALE", "TOPIC_UNOWNED",
                  "GROUP_CROSS_TENANT"}
@@ -75,8 +80,9 @@ NOISE = ("[Stage", " INFO ", "py4j", "%3|", "%4|", "%6|", "%7|", "FAIL|", "librd
 
 @pytest.fixture(scope="module")
 def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Future[SparkStandalone]]:
-    """Two workers of one core each; started in the background while the deployment is made."""
-    cluster = SparkStandalone(tmp_path_factory.mktemp("spark-standalone"), workers=2, cores=1, memory="1g")
+    """Two workers of two cores each (a core and an executor's 1 GiB for each of the two applications that
+    run at once); started in the background while the deployment is made."""
+    cluster = SparkStandalone(tmp_path_factory.mktemp("spark-standalone"), workers=2, cores=2, memory="2g")
     with ThreadPoolExecutor(1) as pool:
         started = pool.submit(cluster.start)
         try:
@@ -137,23 +143,32 @@ def runs(spark_cluster: Future[SparkStandalone], deployment: dict[str, Path],
         return run_cli("audit", *common, "--out", str(root / name), *extra, env=env, timeout=900)
 
     # Spark settings for `mm2gov audit` come from Spark's own configuration: here PYSPARK_SUBMIT_ARGS
-    submit_args = shlex.join(conf_args({**CLUSTER_CONF, **event_log_conf(events["cli"])})) + " pyspark-shell"
-    with ThreadPoolExecutor(1) as pool:  # local mode beside the cluster: the same live data, less wall time
-        local = pool.submit(mm2gov, "local")
-        cli = mm2gov("cli", "--spark-master", cluster.url, env={"PYSPARK_SUBMIT_ARGS": submit_args})
-        local_done = local.result()
+    def submit_args(conf: dict[str, str]) -> dict[str, str]:
+        conf = {**conf, "spark.driver.extraJavaOptions": " ".join(QUICK_JVM)}
+        return {"PYSPARK_SUBMIT_ARGS": shlex.join(conf_args(conf)) + " pyspark-shell"}
+
     main = Path(spark_audit.main.__file__)  # as docs/audit.md finds the installed entry point
     command = [str(spark_submit()), "--master", cluster.url,
                "--jars", ",".join(str(jar) for jar in tools.spark_kafka_jars()),
-               "--driver-java-options", f"-Dlog4j2.configurationFile=file:{CONF_DIR / 'log4j2.properties'}",
+               "--driver-java-options", " ".join((LOG4J2_OPTION, *QUICK_JVM)),
                *conf_args({**CLUSTER_CONF, **event_log_conf(events["submit"])}),
                str(main), *common, "--out", str(root / "submit"),
                *(arg for check in sorted(SUBMIT_CHECKS) for arg in ("--check", check))]
     env = {key: value for key, value in os.environ.items() if key != "PYSPARK_SUBMIT_ARGS"}
-    submitted = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root,
-                               env={**env, "PYSPARK_PYTHON": sys.executable, "JAVA_HOME": str(java_home())})
-    return {"root": root, "events": events, "cluster": cluster,
-            "done": {"local": local_done, "cli": cli, "submit": submitted}}
+
+    def submit():
+        return subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=root,
+                              env={**env, "PYSPARK_PYTHON": sys.executable, "JAVA_HOME": str(java_home())})
+
+    # The three at once on the same live data (each worker offers a core to each application): their
+    # start-ups and waits overlap, and two applications share the cluster as they would in production.
+    with ThreadPoolExecutor(3) as pool:
+        done = {"local": pool.submit(mm2gov, "local", env=submit_args({})),
+                "cli": pool.submit(mm2gov, "cli", "--spark-master", cluster.url,
+                                   env=submit_args({**CLUSTER_CONF, **event_log_conf(events["cli"])})),
+                "submit": pool.submit(submit)}
+        return {"root": root, "events": events, "cluster": cluster,
+                "done": {name: future.result() for name, future in done.items()}}
 
 
 def normalized(value: Any) -> Any:

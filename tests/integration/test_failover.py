@@ -29,6 +29,7 @@ from governance.model.names import flow_id, remote_name, scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli, secret_values
 from tests.integration.test_replication_policy import commit_group_offset, paced, wait_for
+from tests.tools.in_process import run_in_process
 
 RECORDS = 10
 COMMITTED = {"readers": 4, "audit": 7}  # each group consumed this many records of the topic on the source
@@ -97,11 +98,15 @@ def prepare(stack, root, tenant: str, groups: dict[str, int], delivery: str = "a
 
 
 def mirror_until_settled(stack, prepared: dict[str, Any], tenant: str, groups: set[str]) -> None:
-    """Run the flow's MM2 until every group's checkpoint is at its source offset and synced; then stop it."""
+    """Run the flow's MM2 until every group's checkpoint is at its source offset and synced; then stop it.
+    The polling runs `failover` in this process (tests/tools/in_process.py): a subprocess per poll would cost
+    an interpreter start each; the reports the tests judge come from `mm2gov` processes."""
     stack.start_mirrormaker(prepared["flow"], prepared["properties"])
+    args = ("failover", tenant, "--from", "source", "--to", "target", "--repo", str(prepared["repo"]),
+            "--secrets-dir", str(prepared["secrets"]), "--format", "json")
     try:
         wait_for("the groups checkpointed and synced on the target", lambda: settled(
-            report(failover(prepared["repo"], prepared["secrets"], tenant)), groups), 180)
+            report(run_in_process(*args)), groups), 180, interval=1)
     finally:
         stack.stop_mirrormaker(prepared["flow"])
 

@@ -14,7 +14,7 @@ import sys
 import time
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, TopicPartition
+from confluent_kafka import KafkaError
 
 from governance.devstack.repo import tenant_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, describe_acls
@@ -23,6 +23,7 @@ from governance.model.acl import AclBinding
 from governance.model.names import scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.offsets import total_end_offset
 from tests.tools.wait import wait_for
 
 NEIGHBOUR = AclBinding("User:neighbour", "TOPIC", "neighbour.", "PREFIXED", "READ")
@@ -117,15 +118,7 @@ def test_tenant_flow_replicates_only_its_own_topics(stack, tenancy):
 
 def end_offsets(stack, cluster: str, topic: str) -> int:
     """The sum of `topic`'s end offsets on `cluster` (0 while it does not exist)."""
-    config = stack.kafka[cluster].admin_config()
-    partitions = admin_client(config).list_topics(topic, timeout=10).topics[topic].partitions
-    if not partitions:
-        return 0
-    consumer = Consumer({**config, "group.id": "mm2gov-test-end-offsets"})
-    try:
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in partitions)
-    finally:
-        consumer.close()
+    return total_end_offset(stack.kafka[cluster].admin_config(), topic)
 
 
 def latency_series(metrics: str) -> list[str]:

@@ -33,12 +33,14 @@ from governance.model.names import connect_names, flow_id
 from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_mm2_exactly_once import audit_counts
-from tests.integration.test_replication_policy import paced, wait_for
+from tests.integration.test_replication_policy import paced
+from tests.tools.offsets import end_offsets
+from tests.tools.wait import wait_for
 
 PARTITIONS = 3
-BATCH = 100  # records per tenant per batch
+BATCH = 25  # records per tenant per batch
 PACE_SECONDS = 0.1
-# The producer runs through the whole cut-over (the migrate commands included, several seconds at ~1,000
+# The producer runs through the whole cut-over (the migrate commands included, several seconds at ~250
 # records/s per tenant), so records are in flight at the stop and the start whatever these two counts are;
 # they only need the legacy MM2 to have copied and committed some of every partition, and the new flows to
 # start while records still come.
@@ -67,16 +69,6 @@ def read_partitions(config: dict[str, Any], topic: str) -> dict[int, list[tuple[
         consumer.close()
 
 
-def end_offsets(config: dict[str, Any], topic: str) -> dict[int, int]:
-    consumer = Consumer({**config, "group.id": f"migrate-ends-{uuid.uuid4().hex[:8]}"})
-    try:
-        metadata = consumer.list_topics(topic, timeout=20).topics[topic]
-        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)[1]
-                for p in metadata.partitions}
-    finally:
-        consumer.close()
-
-
 def copied(config: dict[str, Any], topic: str) -> int:
     """Records on the remote topic so far; 0 while MM2 is still creating it (no leader yet)."""
     try:
@@ -95,7 +87,7 @@ def migrate(*args: str) -> tuple[int, dict[str, Any] | None, str]:
 
 
 @pytest.fixture(scope="module")
-def cutover(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
+def cutover(stack, audit_in_process, tmp_path_factory) -> Iterator[dict[str, Any]]:
     run = uuid.uuid4().hex[:5]
     tenants = (f"mga{run}", f"mgb{run}")
     root = tmp_path_factory.mktemp("migrate")
@@ -180,9 +172,10 @@ def cutover(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
         for name in started:
             stack.stop_mirrormaker(name)
     audit_out = root / "audit"
-    audited = run_cli("audit", str(repo), "--out", str(audit_out), "--secrets-dir", str(secrets),
-                      "--check", "REPLICATION_GAP", "--records-per-partition", str(4 * feeder.produced),
-                      "--format", "json", timeout=900)
+    # in this process on the session's warm SparkSession (tests/tools/in_process.py says why)
+    audited = audit_in_process(str(repo), "--out", str(audit_out), "--secrets-dir", str(secrets),
+                               "--check", "REPLICATION_GAP", "--records-per-partition", str(4 * feeder.produced),
+                               "--format", "json")
     assert audited.returncode in (0, 1), audited.stderr[-3000:]
     result["audit"] = json.loads((audit_out / "audit.json").read_text())
     yield result

@@ -33,7 +33,9 @@ from governance.model.names import flow_id, mm2_principal, mm2_transactional_ids
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
-from tests.integration.test_replication_policy import paced, wait_for
+from tests.integration.test_replication_policy import paced
+from tests.tools.offsets import total_end_offset
+from tests.tools.wait import wait_for
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +77,7 @@ def read_all(config: dict[str, Any], topic: str, isolation: str = "read_committe
 
 def copied(config: dict[str, Any], topic: str) -> int:
     """The sum of `topic`'s end offsets (records and, on an exactly-once target, transaction markers)."""
-    consumer = Consumer({**config, "group.id": f"eos-check-{uuid.uuid4().hex[:8]}"})
-    try:
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)[1]
-                   for p in range(PARTITIONS))
-    finally:
-        consumer.close()
+    return total_end_offset(config, topic, range(PARTITIONS))
 
 
 def caught_up(config: dict[str, Any], topic: str, tenant: str) -> bool:
@@ -90,7 +87,7 @@ def caught_up(config: dict[str, Any], topic: str, tenant: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def crashed(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
+def crashed(stack, audit_in_process, tmp_path_factory) -> Iterator[dict[str, Any]]:
     run = uuid.uuid4().hex[:5]
     eos, alo = f"eos{run}", f"alo{run}"  # shared brokers: fresh tenants, same source and target
     root = tmp_path_factory.mktemp("exactly-once")
@@ -149,9 +146,10 @@ def crashed(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
         for flow in started:
             stack.stop_mirrormaker(flow)
     audit_out = root / "audit"
-    audited = run_cli("audit", str(repo), "--out", str(audit_out), "--secrets-dir", str(secrets),
-                      "--check", "REPLICATION_GAP", "--records-per-partition", str(4 * RECORDS),
-                      "--format", "json", timeout=900)
+    # in this process on the session's warm SparkSession (tests/tools/in_process.py says why)
+    audited = audit_in_process(str(repo), "--out", str(audit_out), "--secrets-dir", str(secrets),
+                               "--check", "REPLICATION_GAP", "--records-per-partition", str(4 * RECORDS),
+                               "--format", "json")
     assert audited.returncode in (0, 1), audited.stderr[-3000:]
     yield {"tenants": {"exactly_once": eos, "at_least_once": alo}, "topics": topics, "flows": flows,
            "killed_at": killed_at, "target": target, "secrets": secrets, "repo": repo, "properties": properties,

@@ -33,7 +33,9 @@ from governance.model.names import connect_names, flow_id, scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
-from tests.integration.test_replication_policy import group_offsets, paced, wait_for
+from tests.integration.test_replication_policy import group_offsets, paced
+from tests.tools.offsets import end_offsets
+from tests.tools.wait import wait_for
 
 log = logging.getLogger(__name__)
 
@@ -69,15 +71,6 @@ def read_topic(config: dict[str, Any], topic: str, partitions: int,
             if all(p.offset >= ends[p.partition] for p in consumer.position(assigned)):
                 return records
         raise AssertionError(f"{topic} not read to its end {ends} in 300 s")
-    finally:
-        consumer.close()
-
-
-def end_offsets(config: dict[str, Any], topic: str, partitions: int) -> dict[int, int]:
-    consumer = Consumer({**config, "group.id": f"upgrade-ends-{uuid.uuid4().hex[:8]}"})
-    try:
-        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)[1]
-                for p in range(partitions)}
     finally:
         consumer.close()
 
@@ -152,7 +145,7 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
         for name in flows:
             remote = f"source.{topics[name]}"
             wait_for(f"{ROLL_AT} records of {remote} from the 3.x MM2", lambda remote=remote: sum(
-                end_offsets(admin, remote, PARTITIONS).values()) >= ROLL_AT or feeder.error, 300)
+                end_offsets(admin, remote, range(PARTITIONS)).values()) >= ROLL_AT or feeder.error, 300)
             commit_at_end(apps[name]["source"], topics[name], f"{name}-readers")
             facts[name]["group_3x"] = wait_for(f"{name}-readers synced by the 3.x MM2", lambda name=name: group_offsets(
                 apps[name]["target"], f"{name}-readers").get((f"source.{topics[name]}", 0)), 120)
@@ -164,7 +157,7 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             facts[name]["stop_seconds"] = time.monotonic() - clock  # reported, never asserted
             facts[name]["graceful"] = stopped_since(log_path, start)
             remote = f"source.{topics[name]}"
-            facts[name]["boundary"] = end_offsets(admin, remote, PARTITIONS)
+            facts[name]["boundary"] = end_offsets(admin, remote, range(PARTITIONS))
             facts[name]["committed_3x"] = committed_positions(admin, connect_names(flow).offsets)
             facts[name]["produced_at_roll"] = feeder.produced
             clock = time.monotonic()
@@ -215,7 +208,7 @@ def replicated(source: dict[str, Any], target: dict[str, Any], name: str, topic:
     return {"records": len(on_target), "records_3x": sum(1 for p, o, *_ in on_target if o < boundary[p]),
             "missing": len(expected - set(copies)),
             "duplicated": sum(n - 1 for n in copies.values()), "foreign": len(set(copies) - expected),
-            "first_4x": first_4x, "source_ends": end_offsets(source, topic, PARTITIONS)}
+            "first_4x": first_4x, "source_ends": end_offsets(source, topic, range(PARTITIONS))}
 
 
 @pytest.mark.parametrize("delivery", ["exactly_once", "at_least_once"])

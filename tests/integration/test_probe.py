@@ -37,7 +37,9 @@ from governance.probe.live import user_config
 from governance.secrets.store import DirSecretStore
 from tests.conftest import REPO_ROOT, run_cli
 from tests.integration import test_manifests as manifests
-from tests.integration.test_replication_policy import paced, wait_for
+from tests.integration.test_replication_policy import paced
+from tests.tools.offsets import total_end_offset
+from tests.tools.wait import wait_for
 
 log = logging.getLogger(__name__)
 
@@ -136,12 +138,7 @@ def serve_metrics(repo: Path, secrets: Path, tenant: str) -> tuple[str, subproce
 
 
 def end_offsets(config: dict[str, Any], topic: str) -> int:
-    consumer = Consumer({**config, "group.id": f"probe-check-{uuid.uuid4().hex[:8]}"})
-    try:
-        return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)[1]
-                   for p in range(PROBE_PARTITIONS))
-    finally:
-        consumer.close()
+    return total_end_offset(config, topic, range(PROBE_PARTITIONS))
 
 
 def test_the_first_run_creates_the_probe_topic_and_its_canaries_arrive(probed, stack):
@@ -222,7 +219,9 @@ def test_the_probe_user_reaches_nothing_but_its_probe_topics(probed, stack):
             raise KafkaException(errors[0])
 
     def read(topic: str) -> None:
-        consumer = Consumer({**config, "group.id": f"probe-acl-{uuid.uuid4().hex[:6]}", "enable.auto.commit": False})
+        """Allowed once a fetch reaches the partition's end (a refused fetch never does); refused on the error."""
+        consumer = Consumer({**config, "group.id": f"probe-acl-{uuid.uuid4().hex[:6]}", "enable.auto.commit": False,
+                             "enable.partition.eof": True})
         try:
             metadata = consumer.list_topics(topic, timeout=20).topics[topic]  # refused DESCRIBE shows here
             if metadata.error is not None:
@@ -233,10 +232,12 @@ def test_the_probe_user_reaches_nothing_but_its_probe_topics(probed, stack):
                 message = consumer.poll(1)
                 if message is None or not message.error():
                     continue
+                if message.error().code() == KafkaError._PARTITION_EOF:
+                    return None
                 # the group is never joined (assign, no commits): its refusal is what the probe ignores too
-                if message.error().code() not in (KafkaError._PARTITION_EOF, KafkaError.GROUP_AUTHORIZATION_FAILED):
+                if message.error().code() != KafkaError.GROUP_AUTHORIZATION_FAILED:
                     raise KafkaException(message.error())
-            return None
+            raise AssertionError(f"{topic}: neither its end nor a refusal in 20 s")
         finally:
             consumer.close()
 
