@@ -16,7 +16,9 @@ command -v mvn >/dev/null || { echo "error: Maven is required to fetch Kafka (ap
 rm -rf "$OUT"; mkdir -p "$OUT/libs"
 echo "fetching the older kafka $version (broker, MirrorMaker 2) from Maven Central..."
 out="$(mvn -q -B -Dstyle.color=never -s "$here/maven-central-settings.xml" -f "$here/kafka3-pom.xml" \
-  dependency:copy-dependencies -DoutputDirectory="$OUT/libs" -DincludeScope=runtime -Dkafka.version="$version" 2>&1)" \
+  "org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN_VERSION:copy-dependencies" \
+  -DoutputDirectory="$OUT/libs" -DincludeScope=runtime -Dkafka.version="$version" 2>&1)" \
   || { printf '%s\n' "$out" >&2; exit 1; }
+"$here/verify-jars.sh" "$here/checksums/kafka3.sha256" "$OUT/libs"
 touch "$OUT/.complete"
 echo "kafka $version (older broker, MM2): $(ls "$OUT/libs" | wc -l) jars at $OUT/libs"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the real `kustomize` executable from the Go module proxy (test tooling: the manifests
-# under k8s/ are built with it and dry-run against the local kube-apiserver).
+# under k8s/ are built with it and dry-run against the local kube-apiserver). `go install module@version` builds
+# the module's own go.mod graph, every module checked against its go.sum and Go's checksum database.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=versions.env

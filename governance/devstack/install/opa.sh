@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the real `opa` executable from the Go module proxy (no registry ships it).
+# Build the real `opa` executable from the Go module proxy (no registry ships it). `go install module@version`
+# builds the module's own go.mod graph, every module checked against its go.sum and Go's checksum database.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=versions.env

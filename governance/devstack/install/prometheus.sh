@@ -2,6 +2,7 @@
 # Build the real `prometheus`, `promtool`, `alertmanager` and `amtool` from the Go module proxy, like opa.sh: the
 # local stack scrapes MM2's JMX exporters, evaluates the generated alert rules and routes their alerts with them;
 # promtool checks and unit-tests the generated rules, amtool checks the generated Alertmanager configuration.
+# Each is built from its module's own go.mod and go.sum (modules checked against them and Go's checksum database).
 # Prometheus 3.x's Go module is tagged v0.3XX.Y for release 3.XX.Y. The web UI assets are left out (no
 # `builtinassets` tag): the stack uses the HTTP API only.
 set -euo pipefail

@@ -40,7 +40,9 @@ rm -rf "$libs" "$OUT.tmp"; mkdir -p "$libs" "$OUT.tmp"
 echo "generating Strimzi $STRIMZI_VERSION CRDs with io.strimzi:crd-generator (Maven Central)..."
 # Maven 3.8 prints stray ANSI resets even with -q -B: keep its output for when it fails
 out="$(mvn -q -B -Dstyle.color=never -s "$here/maven-central-settings.xml" -f "$here/strimzi-crds-pom.xml" \
-  dependency:copy-dependencies -DoutputDirectory="$libs" -DincludeScope=runtime -Dstrimzi.version="$STRIMZI_VERSION" 2>&1)" || { printf '%s\n' "$out" >&2; exit 1; }
+  "org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN_VERSION:copy-dependencies" \
+  -DoutputDirectory="$libs" -DincludeScope=runtime -Dstrimzi.version="$STRIMZI_VERSION" 2>&1)" || { printf '%s\n' "$out" >&2; exit 1; }
+"$here/verify-jars.sh" "$here/checksums/strimzi-crds.sha256" "$libs"
 model=io.strimzi.api.kafka.model
 "$java" -cp "$libs/*" io.strimzi.crdgenerator.CrdGenerator \
   --label app:strimzi --label strimzi.io/crd-install:true --target-kube 1.16+ \
