@@ -16,8 +16,13 @@ records over 4 partitions with a tenant-marker header, then, in the same run:
   the cores each side kept busy during the best run (executors, the broker, the driver, and every
   other process on the machine; read from /proc) and, from those figures, where the scan stops
   scaling on this machine's cores.
+- partitions: many small partitions (`--small-topics` topics of one partition, 5 records each), the
+  shape of a real estate's many quiet topics: the audit's scan (SCAN_FETCH_OPTIONS) against the same
+  scan with the Kafka consumer's default fetch wait (500 ms), alternately, `--runs` times each on a warm
+  local[2]; the answers must be equal. Prints the best time of each and the time per partition.
 
-Usage: python bench/audit_scan.py [--mode all|reference|cluster] [--records 1000000] [--value-bytes 512] [--runs 3]
+Usage: python bench/audit_scan.py [--mode all|reference|cluster|partitions] [--records 1000000] [--value-bytes 512]
+       [--runs 3] [--small-topics 60]
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from governance.devstack.cpu import group_cpu_seconds, machine_busy_seconds, pro
 from governance.devstack.spark_cluster import SparkStandalone  # noqa: E402
 from governance.devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
+from spark_audit import records as scan_options  # noqa: E402
 from spark_audit.records import offset_window, read_records  # noqa: E402
 from spark_audit.run import spark_session  # noqa: E402
 
@@ -224,9 +230,47 @@ def scaling_verdict(one: Run, two: Run, ratio: float) -> str:
             + shared)
 
 
+def partitions(config: dict, topics: int, runs: int) -> None:
+    names = [f"bench.small.{i}" for i in range(topics)]
+    create_topics(admin_client(config), names, partitions=1)
+    producer = Producer(config)
+    for name in names:
+        for i in range(5):
+            producer.produce(name, key=str(i).encode(), value=b"v", headers=[("lob", b"bench")])
+    assert producer.flush(60) == 0
+    window = offset_window(config, dict.fromkeys(names, 1), 100)
+    spark = spark_session("local[2]", "mm2gov-bench-scan",
+                          settings={"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
+    audit = dict(scan_options.SCAN_FETCH_OPTIONS)
+    kafka_default = {**audit, "kafka.fetch.max.wait.ms": "500"}  # the consumer's own default
+    spark_scan(spark, config, window)  # warm-up: JVM, connector classes
+    times: dict[str, list[float]] = {"audit": [], "kafka default wait": []}
+    answers = set()
+    try:
+        for _ in range(runs):  # alternated, so that both see the same machine
+            for label, options in (("audit", audit), ("kafka default wait", kafka_default)):
+                scan_options.SCAN_FETCH_OPTIONS.clear()
+                scan_options.SCAN_FETCH_OPTIONS.update(options)
+                began = time.perf_counter()
+                answers.add(spark_scan(spark, config, window))
+                times[label].append(time.perf_counter() - began)
+    finally:
+        scan_options.SCAN_FETCH_OPTIONS.clear()
+        scan_options.SCAN_FETCH_OPTIONS.update(audit)
+    assert len(answers) == 1, f"the scans disagree: {answers}"
+    [(records, marked, _)] = answers
+    assert records == marked == 5 * topics, answers
+    print(f"partitions: {topics} one-partition topics, {records} records, local[2], best of {runs}")
+    for label, seconds in times.items():
+        print(f"  {label:<20} {min(seconds):6.2f} s  ({1000 * min(seconds) / topics:5.0f} ms per partition;"
+              f" runs {', '.join(f'{s:.2f}' for s in seconds)})")
+    print(f"  the audit's scan in {min(times['audit']) / min(times['kafka default wait']):.0%} of the time")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["all", "reference", "cluster"], default="all")
+    parser.add_argument("--mode", choices=["all", "reference", "cluster", "partitions"], default="all")
+    parser.add_argument("--small-topics", type=int, default=60, help="topics of the partitions mode")
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--value-bytes", type=int, default=512)
     parser.add_argument("--runs", type=int, default=3, help="timed runs of each reader; the best counts")
@@ -236,16 +280,19 @@ def main() -> None:
                                 kafka_clusters=("source",))).up()
         try:
             config = stack.kafka["source"].admin_config()
-            create_topics(admin_client(config), [TOPIC], partitions=PARTITIONS)
-            began = time.perf_counter()
-            fill(config, args.records, args.value_bytes)
-            print(f"wrote {args.records} records ({args.value_bytes}-byte values, {PARTITIONS} partitions) "
-                  f"in {time.perf_counter() - began:.1f} s")
-            window = offset_window(config, {TOPIC: PARTITIONS}, args.records)
+            if args.mode != "partitions":
+                create_topics(admin_client(config), [TOPIC], partitions=PARTITIONS)
+                began = time.perf_counter()
+                fill(config, args.records, args.value_bytes)
+                print(f"wrote {args.records} records ({args.value_bytes}-byte values, {PARTITIONS} partitions) "
+                      f"in {time.perf_counter() - began:.1f} s")
+                window = offset_window(config, {TOPIC: PARTITIONS}, args.records)
             if args.mode in ("all", "reference"):
                 reference(config, window, args.runs)
             if args.mode in ("all", "cluster"):
                 cluster(config, window, args.runs, stack.kafka["source"].process.pid, Path(tmp))
+            if args.mode in ("all", "partitions"):
+                partitions(config, args.small_topics, args.runs)
         finally:
             stack.down()
 

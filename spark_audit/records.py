@@ -74,8 +74,12 @@ def offset_window(config: dict[str, Any], topics: dict[str, int], per_partition:
 
 # Larger fetches than the Java consumer's defaults (1 MiB per partition): the scan reads whole
 # windows, and fewer round trips made it ~30% faster (bench/audit_scan.py, 1M records).
+# A short fetch wait: the windows are closed (they end at the last stable offset), so the broker holding a
+# fetch for fetch.min.bytes (the default 500 ms) only delays each partition's last fetch; with many small
+# partitions that wait was most of the scan (bench/audit_scan.py --mode partitions).
 SCAN_FETCH_OPTIONS = {"kafka.max.partition.fetch.bytes": str(10 * 1024 * 1024),
-                      "kafka.fetch.max.bytes": str(50 * 1024 * 1024)}
+                      "kafka.fetch.max.bytes": str(50 * 1024 * 1024),
+                      "kafka.fetch.max.wait.ms": "10"}
 
 
 def read_records(spark: SparkSession, alias: str, config: dict[str, Any],

@@ -34,7 +34,7 @@ from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_mm2_exactly_once import audit_counts
 from tests.integration.test_replication_policy import paced
-from tests.tools.offsets import end_offsets
+from tests.tools.offsets import deepest_partition, end_offsets
 from tests.tools.wait import wait_for
 
 PARTITIONS = 3
@@ -172,9 +172,11 @@ def cutover(stack, audit_in_process, tmp_path_factory) -> Iterator[dict[str, Any
         for name in started:
             stack.stop_mirrormaker(name)
     audit_out = root / "audit"
+    window = deepest_partition(*[(source.admin_config(), t) for t in topics.values()],
+                               *[(target.admin_config(), f"source.{t}") for t in topics.values()])
     # in this process on the session's warm SparkSession (tests/tools/in_process.py says why)
     audited = audit_in_process(str(repo), "--out", str(audit_out), "--secrets-dir", str(secrets),
-                               "--check", "REPLICATION_GAP", "--records-per-partition", str(4 * feeder.produced),
+                               "--check", "REPLICATION_GAP", "--records-per-partition", str(window),
                                "--format", "json")
     assert audited.returncode in (0, 1), audited.stderr[-3000:]
     result["audit"] = json.loads((audit_out / "audit.json").read_text())

@@ -34,7 +34,7 @@ from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_replication_policy import paced
-from tests.tools.offsets import total_end_offset
+from tests.tools.offsets import deepest_partition, total_end_offset
 from tests.tools.wait import wait_for
 
 log = logging.getLogger(__name__)
@@ -146,9 +146,11 @@ def crashed(stack, audit_in_process, tmp_path_factory) -> Iterator[dict[str, Any
         for flow in started:
             stack.stop_mirrormaker(flow)
     audit_out = root / "audit"
+    window = deepest_partition(*[(source.admin_config(), t) for t in topics.values()],
+                               *[(target.admin_config(), r) for r in remotes.values()])
     # in this process on the session's warm SparkSession (tests/tools/in_process.py says why)
     audited = audit_in_process(str(repo), "--out", str(audit_out), "--secrets-dir", str(secrets),
-                               "--check", "REPLICATION_GAP", "--records-per-partition", str(4 * RECORDS),
+                               "--check", "REPLICATION_GAP", "--records-per-partition", str(window),
                                "--format", "json")
     assert audited.returncode in (0, 1), audited.stderr[-3000:]
     yield {"tenants": {"exactly_once": eos, "at_least_once": alo}, "topics": topics, "flows": flows,

@@ -77,8 +77,8 @@ def flow_policy_properties(generated: str, flow: str, source: str, target: str,
 PACE = {
     "emit.checkpoints.interval.seconds": "1",
     "sync.group.offsets.interval.seconds": "1",
-    "refresh.groups.interval.seconds": "5",
-    "refresh.topics.interval.seconds": "5",
+    "refresh.groups.interval.seconds": "1",
+    "refresh.topics.interval.seconds": "1",
 }
 
 

@@ -26,3 +26,10 @@ def end_offsets(config: dict[str, Any], topic: str, partitions: Iterable[int] | 
 def total_end_offset(config: dict[str, Any], topic: str, partitions: Iterable[int] | None = None) -> int:
     """The sum of `topic`'s end offsets: its records and, on an exactly-once target, its transaction markers."""
     return sum(end_offsets(config, topic, partitions).values())
+
+
+def deepest_partition(*topics: tuple[dict[str, Any], str]) -> int:
+    """The largest end offset among the partitions of these (cluster config, topic) pairs: an audit window
+    (--records-per-partition) of this many reads every record of them, transaction markers included, and no
+    deeper into the other topics a shared test stack holds."""
+    return max(max(end_offsets(config, topic).values(), default=0) for config, topic in topics)
