@@ -36,7 +36,7 @@ PYTEST_WORKERS ?= 2
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Order independence, as a documented check: modules in a random order and the tests of each module shuffled,
 # one process (the seed is printed; pass it back with --random-order-seed=N to repeat a run)
