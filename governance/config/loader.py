@@ -114,7 +114,30 @@ class _Refused(Exception):
         self.message = message
 
 
-def read_yaml(path: Path, file: str, problems: list[Problem]) -> Document | None:
+def confined(root: Path, path: Path, file: str) -> Problem | None:
+    """Why the repo file `path` is not read, or None when it may be. A repo file is a regular file whose real
+    path is inside the repo's: a symlink (to a file, or `tenants/` or `policies/` itself) cannot make mm2gov
+    read a file outside the checkout, nor an error of the parser or of OPA echo its content into a pull
+    request; a FIFO or a device, which would block or never end, is not read either."""
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):  # a dangling symlink, a loop
+        return Problem(file, None, "cannot read: a broken or looping symlink")
+    if not real.is_relative_to(root.resolve()):
+        return Problem(file, None, "refused: it resolves outside the repository (a symlink); "
+                                   "mm2gov reads nothing outside the repository")
+    if not real.is_file():
+        return Problem(file, None, "refused: not a regular file")
+    return None
+
+
+def read_yaml(path: Path, file: str, problems: list[Problem], root: Path | None = None) -> Document | None:
+    """The YAML document of `path`, or None with its problems. With `root`, `path` is a repo file: read only
+    if `confined` to the repo."""
+    refused = confined(root, path, file) if root is not None else None
+    if refused is not None:
+        problems.append(refused)
+        return None
     try:
         with path.open("rb") as stream:
             raw = stream.read(MAX_FILE_BYTES + 1)
@@ -347,10 +370,10 @@ def load_inventory(root: Path) -> Inventory:
 
     clusters: dict[str, Cluster] = {}
     clusters_path = root / "clusters.yaml"
-    if not clusters_path.is_file():
+    if not clusters_path.exists() and not clusters_path.is_symlink():
         problems.append(Problem("clusters.yaml", None, "missing: a governance repo needs clusters.yaml"))
     else:
-        document = read_yaml(clusters_path, "clusters.yaml", problems)
+        document = read_yaml(clusters_path, "clusters.yaml", problems, root)
         parsed = validate_model(ClustersFile, document, problems) if document else None
         if parsed is not None:
             clusters = dict(parsed.clusters)
@@ -361,7 +384,7 @@ def load_inventory(root: Path) -> Inventory:
     tenant_docs: dict[str, Document] = {}
     for path in sorted([*root.glob("tenants/*.yaml"), *root.glob("tenants/*.yml")]):
         file = path.relative_to(root).as_posix()
-        document = read_yaml(path, file, problems)
+        document = read_yaml(path, file, problems, root)
         tenant = validate_model(Tenant, document, problems) if document else None
         if tenant is None:
             continue
@@ -377,9 +400,10 @@ def load_inventory(root: Path) -> Inventory:
     patterns: dict[str, PatternFacts] = {}
     for name, tenant in tenants.items():
         problems += _check_tenant(tenant, tenant_docs[name], clusters, patterns, clusters_loaded=bool(clusters))
+    org = tuple(sorted(p for p in root.glob("policies/*.rego") if not p.name.endswith("_test.rego")))
+    problems += [refused for p in org if (refused := confined(root, p, p.relative_to(root).as_posix()))]
     if problems:
         raise InvalidConfig(problems)
-    org = tuple(sorted(p for p in root.glob("policies/*.rego") if not p.name.endswith("_test.rego")))
     return Inventory(root, clusters, tenants, tenant_files, locations, patterns, org)
 
 
