@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from governance.config.regex import PatternFacts, RegexProblem, analyse
 from governance.config.schema import Cluster, ClustersFile, Tenant
 from governance.errors import ConfigError
+from governance.model import names
 
 NodePath = tuple[str | int, ...]
 # libyaml when present: ~10x faster, same nodes. libyaml has limits of its own (since PyYAML 6.0.4 its
@@ -378,6 +379,7 @@ def load_inventory(root: Path) -> Inventory:
         if parsed is not None:
             clusters = dict(parsed.clusters)
             _record_locations(document, "", locations)
+            problems += _reserved_aliases(clusters, document)
 
     tenants: dict[str, Tenant] = {}
     tenant_files: dict[str, str] = {}
@@ -405,6 +407,20 @@ def load_inventory(root: Path) -> Inventory:
     if problems:
         raise InvalidConfig(problems)
     return Inventory(root, clusters, tenants, tenant_files, locations, patterns, org)
+
+
+def _reserved_aliases(clusters: dict[str, Cluster], document: Document) -> list[Problem]:
+    """An alias whose remote prefix covers a reserved topic name (names.alias_conflicts) is refused: remote
+    topics `<alias>.*` of that cluster would be mm2gov's, Kafka's or MirrorMaker 2's own topics."""
+    problems = []
+    for alias in sorted(clusters):
+        for entry in names.alias_conflicts(alias):
+            kind = "prefix" if entry.prefix else "name"
+            problems.append(Problem(document.file, document.line(("clusters", alias)), (
+                f"clusters.{alias}: alias '{alias}' is reserved: its remote topics "
+                f"'{alias}{names.REMOTE_SEPARATOR}*' would cover the reserved topic {kind} '{entry.text}' "
+                f"({entry.why}); choose another alias")))
+    return problems
 
 
 def _record_locations(document: Document, prefix: str, locations: dict[str, str]) -> None:

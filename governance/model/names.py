@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from dataclasses import dataclass
 
 SEPARATOR = "-"
@@ -42,6 +43,17 @@ SYSTEM_NAMESPACE = "mm2gov-system"
 PASSWORD_KEY = "password"
 USERNAME_KEY = "username"
 CA_CERT_KEY = "ca.crt"
+
+
+def canonical(name: str) -> str:
+    """The one form of every name an authority may take for the same one. Compatibility forms folded (NFKC:
+    fullwidth letters, ligatures), invisible format characters (zero-width spaces and joiners, Unicode
+    category Cf) and blanks removed, case folded: a cluster whose `ssl.principal.mapping.rules` end in /L or
+    /U, a SCRAM user typed with a stray blank, or a reviewer reading `User:Admin` all take these as one.
+    Every comparison of a declared name with a reserved or another owner's name compares these forms."""
+    folded = unicodedata.normalize("NFKC", name)
+    kept = "".join(c for c in folded if unicodedata.category(c) != "Cf" and not c.isspace())
+    return unicodedata.normalize("NFKC", kept.casefold())
 
 
 def escape(part: str) -> str:
@@ -254,7 +266,7 @@ class Reserved:
     why: str
 
     def to_input(self) -> dict[str, object]:
-        return {"text": self.text, "prefix": self.prefix, "why": self.why}
+        return {"text": self.text, "canonical": canonical(self.text), "prefix": self.prefix, "why": self.why}
 
 
 def reserved_topics(cluster_aliases: list[str]) -> list[Reserved]:
@@ -281,6 +293,13 @@ def reserved_groups(cluster_aliases: list[str]) -> list[Reserved]:
     items += [Reserved(f"{alias}-mm2", False, f"MirrorMaker 2's default Connect group for source {alias}")
               for alias in sorted(cluster_aliases)]
     return items
+
+
+def alias_conflicts(alias: str) -> list[Reserved]:
+    """The reserved topic names and prefixes that cluster `alias`'s remote prefix would cover: an alias
+    `mm2gov` makes every flow's own topics (`mm2gov.*`) look like remote topics of that cluster."""
+    remote = f"{alias}{REMOTE_SEPARATOR}"
+    return [r for r in reserved_topics([]) if (r.prefix and remote.startswith(r.text)) or r.text.startswith(remote)]
 
 
 RESERVED_USERS = (

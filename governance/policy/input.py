@@ -62,6 +62,9 @@ def _resolve(path: str, locations: dict[str, str]) -> str:
 def _tenant(tenant: Tenant, inventory: Inventory) -> dict[str, Any]:
     """The tenant as declared, plus every name mm2gov derives for it (never re-derived in Rego)."""
     data = tenant.model_dump()
+    # Each principal's canonical form (names.canonical): what reserved.rego compares, never the text as typed.
+    for principal in data["principals"]:
+        principal["canonical"] = names.canonical(principal["name"])
     data["flows"] = [_flow(tenant, flow.model_dump(), inventory) for flow in tenant.flows]
     aliases = sorted(inventory.clusters)
     data["names"] = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -151,13 +150,12 @@ def billion_laughs() -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.timeout(60)  # a hang guard: expanding 9**9 nodes would never end
 def test_alias_bomb_is_refused_before_anything_expands_it(repo):
     bomb = billion_laughs()
     assert len(bomb.encode()) < 1024
     (repo / "tenants/bomb.yaml").write_text(bomb)
-    began = time.perf_counter()
     found = problems_of(repo)
-    assert time.perf_counter() - began < 2
     assert found == [f"tenants/bomb.yaml:6: YAML: more than {loader.MAX_NODES} nodes once aliases are expanded "
                      "(an alias bomb?); a governance file has a few hundred"]
 
@@ -192,13 +190,12 @@ def yaml_layer(request, monkeypatch):
                                   "a:\n" + "".join(f"{' ' * i}- \n" for i in range(1, 200)),
                                   "[" * (loader.MAX_DEPTH + 1) + "]" * (loader.MAX_DEPTH + 1)],
                          ids=["sequences", "mappings", "block-sequences", "one-past-the-limit"])
+@pytest.mark.timeout(60)  # a hang guard; nothing recurses on 20,000 levels (a RecursionError would fail it)
 def test_the_answer_to_deep_nesting_is_mm2govs_whichever_layer_stops_it(tmp_path, yaml_layer, text):
     path = tmp_path / "deep.yaml"
     path.write_text(text)
     problems: list = []
-    began = time.perf_counter()
     assert loader.read_yaml(path, "tenants/deep.yaml", problems) is None
-    assert time.perf_counter() - began < 10  # bounded: nothing walks 20,000 levels
     [problem] = problems
     assert problem.file == "tenants/deep.yaml" and problem.line is not None and problem.line >= 1
     assert problem.message == (f"YAML: nested deeper than {loader.MAX_DEPTH} levels; "
@@ -434,3 +431,12 @@ def test_the_cli_refuses_links_out_with_exit_2_and_echoes_nothing(repo, outside,
     assert f"tenants/hr.yaml: {REFUSED}" in done.stderr and f"policies/acme_owners.rego: {REFUSED}" in done.stderr
     assert OUTSIDE_SECRET not in done.stdout + done.stderr
     assert not (tmp_path / "out").exists()  # nothing half-written
+
+
+def test_a_cluster_alias_that_makes_reserved_topics_remote_is_refused(repo):
+    text = (repo / "clusters.yaml").read_text()
+    onprem = text[text.index("  onprem:\n"):text.index("  onprem-dr:\n")]
+    (repo / "clusters.yaml").write_text(text + onprem.replace("  onprem:\n", "  mm2gov:\n"))
+    [problem] = problems_of(repo)
+    assert problem.startswith("clusters.yaml:") and "clusters.mm2gov: alias 'mm2gov' is reserved: its remote topics " \
+        "'mm2gov.*' would cover the reserved topic prefix 'mm2gov.'" in problem

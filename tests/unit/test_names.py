@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -99,3 +100,52 @@ def test_no_flows_transactional_ids_reach_another_flows(flows):
                 continue
             for name in (f"{theirs.tasks}MirrorSourceConnector-0", theirs.leader):
                 assert not name.startswith(own.tasks) and name != own.leader, (flow, other, name)
+
+
+# ---- canonical forms (issue 24, class 1) ------------------------------------------------------------------
+
+RESERVED_USER_NAMES = ["admin", "ANONYMOUS", "mm2-payments-onprem-to-cloud", "mm2gov-probe-payments"]
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", " ", "\u00a0", "\u3000"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(RESERVED_USER_NAMES), flips=st.lists(st.booleans(), min_size=40, max_size=40),
+       blank=st.sampled_from(INVISIBLE), at=st.integers(0, 40), fullwidth=st.booleans())
+def test_every_form_a_reserved_user_can_be_typed_in_is_the_same_canonical_name(name, flips, blank, at, fullwidth):
+    """A tenant's look-alikes of a reserved user, built from the allowed principal alphabet: case flips, an
+    invisible or blank character anywhere, fullwidth letters. Kafka's /L mapping rules (case), a stray blank
+    or a reviewer's eye take them as the same name; so does names.canonical."""
+    typed = "".join(c.upper() if flip else c.lower() for c, flip in zip(name, flips, strict=False))
+    if fullwidth:
+        typed = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in typed)
+    typed = typed[:at] + blank + typed[at:]
+    assert names.canonical(typed) == names.canonical(name) == name.lower()
+
+
+@given(text=st.text(max_size=30))
+def test_canonical_is_a_fixed_point(text):
+    once = names.canonical(text)
+    assert names.canonical(once) == once
+
+
+def test_distinct_plain_names_stay_distinct():
+    assert names.canonical("payments-app") != names.canonical("payments-app2")
+    assert names.canonical("User:a.b") != names.canonical("User:a-b")  # what Kafka tells apart stays apart
+
+
+def test_the_input_carries_each_principals_canonical_form():
+    from governance.config import load_inventory
+    from governance.policy.input import build_input
+    from tests.conftest import REPO_ROOT
+
+    tenants = build_input(load_inventory(REPO_ROOT / "examples" / "acme"))["tenants"]
+    principals = [p for t in tenants.values() for p in t["principals"]]
+    assert principals and all(p["canonical"] == names.canonical(p["name"]) for p in principals)
+    reserved = build_input(load_inventory(REPO_ROOT / "examples" / "acme"))["reserved"]["user"]
+    assert {r["canonical"] for r in reserved} == {"anonymous", "admin", "mm2-", "mm2gov"}
+
+
+@pytest.mark.parametrize("alias, covered", [("mm2gov", ["mm2gov."]), ("mm2-dr", ["mm2-"]),
+                                            ("connect-eu", ["connect-"]), ("onprem", []), ("heartbeat", [])])
+def test_an_alias_whose_remote_prefix_covers_a_reserved_topic_conflicts(alias, covered):
+    assert [r.text for r in names.alias_conflicts(alias)] == covered

@@ -42,14 +42,22 @@ what(entry) := "prefix" if entry.prefix
 what(entry) := "name" if not entry.prefix
 
 # Principals: the unauthenticated identity, the super user and every flow's
-# MirrorMaker 2 user are not a tenant's to declare.
+# MirrorMaker 2 user are not a tenant's to declare, in any form an authority
+# may take for the same name: mm2gov sends each name's canonical form
+# (names.canonical: case folded, blanks and invisible characters removed,
+# compatibility forms folded), so User:Admin and User:MM2-<flow> claim them too.
+canonical_principal(principal) := object.get(principal, "canonical", lower(principal.name))
+
+canonical_entry(entry) := object.get(entry, "canonical", lower(entry.text))
+
 violations contains lib.violation("reserved_principal", "critical", name, msg, loc) if {
 	some name, tenant in input.tenants
 	some i, principal in tenant.principals
-	startswith(principal.name, "User:")
-	user := substring(principal.name, 5, -1)
+	canonical := canonical_principal(principal)
+	startswith(canonical, "user:")
+	user := substring(canonical, 5, -1)
 	some entry in reserved("user")
-	user_claims(user, entry)
+	canonical_claims(user, entry)
 	msg := sprintf(
 		"tenant %s: principal %s is reserved (%s); a tenant's ACLs on it would reach clients that are not the tenant's, so name a principal of the tenant's own, e.g. User:%s-app",
 		[name, principal.name, entry.why, name],
@@ -63,6 +71,13 @@ user_claims(user, entry) if {
 }
 
 user_claims(user, entry) if user == entry.text
+
+canonical_claims(user, entry) if {
+	entry.prefix
+	startswith(user, canonical_entry(entry))
+}
+
+canonical_claims(user, entry) if user == canonical_entry(entry)
 
 # Kafka refuses a topic whose name differs from an existing one only by '.'
 # against '_' (their metric names collide): two tenants whose prefixes are
@@ -131,7 +146,7 @@ derived contains [sprintf("secret name %s", [secret]), flow.mm2_principal, sprin
 	some secret in object.get(flow, "mm2_secrets", [])
 }
 
-derived contains [sprintf("principal %s (ignoring case)", [lower(principal.name)]), principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
+derived contains [sprintf("principal %s (in its canonical form)", [canonical_principal(principal)]), principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
 	some name, tenant in input.tenants
 	some i, principal in tenant.principals
 }

@@ -112,3 +112,31 @@ test_reserved_and_strimzi_namespaces_fire if {
 	vs := reserved.violations with input as repo([a, b])
 	fx.hits(vs, "namespace_reserved") == {["payments", "tenants/payments.yaml:1"], ["marketing", "tenants/marketing.yaml:1"]}
 }
+
+# Case, blanks and look-alikes: the canonical forms governance/model/names.py sends (names.canonical).
+canonical_users := [
+	{"text": "admin", "canonical": "admin", "prefix": false, "why": "the super user"},
+	{"text": "mm2-", "canonical": "mm2-", "prefix": true, "why": "MM2 principals"},
+	{"text": "mm2gov", "canonical": "mm2gov", "prefix": true, "why": "mm2gov's own principals"},
+]
+
+test_reserved_principals_fire_in_every_form_an_authority_takes_for_them if {
+	evil := fx.tenant("marketing", {"principals": [
+		{"name": "User:Admin", "canonical": "user:admin", "access": ["read"]},
+		{"name": "User:MM2-payments-onprem-to-cloud", "canonical": "user:mm2-payments-onprem-to-cloud", "access": ["read"]},
+		{"name": "User:MM2GOV-Probe-payments", "canonical": "user:mm2gov-probe-payments", "access": ["read"]},
+		{"name": "User:admin\u200b", "canonical": "user:admin", "access": ["read"]},
+		{"name": "User:marketing-app", "canonical": "user:marketing-app", "access": ["read"]},
+	]})
+	vs := reserved.violations with input as object.union(repo([evil]), {"reserved": {"user": canonical_users}})
+	hit := {p | some v in vs; v.rule == "reserved_principal"; some p in evil.principals; contains(v.message, sprintf("principal %s is reserved", [p.name]))}
+	{p.name | some p in hit} == {"User:Admin", "User:MM2-payments-onprem-to-cloud", "User:MM2GOV-Probe-payments", "User:admin\u200b"}
+	count([v | some v in vs; v.rule == "reserved_principal"]) == 4
+}
+
+test_principals_equal_in_canonical_form_collide if {
+	a := with_names(fx.tenant("payments", {"principals": [{"name": "User:app", "canonical": "user:app", "access": ["read"]}]}), "payments", [["s1"]])
+	b := with_names(fx.tenant("marketing", {"principals": [{"name": "User:app\u200b", "canonical": "user:app", "access": ["read"]}]}), "marketing", [["s2"]])
+	vs := reserved.violations with input as repo([a, b])
+	fx.hits(vs, "derived_name_collision") == {["payments", "tenants/payments.yaml:10"], ["marketing", "tenants/marketing.yaml:10"]}
+}
