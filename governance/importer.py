@@ -73,8 +73,55 @@ def read_properties_file(path: Path) -> str:
     return path.read_bytes().decode("iso-8859-1")
 
 
+REDACTED = "<redacted>"
+_REFERENCE = re.compile(r"\$\{[^{}]*\}")
+# `name="value"` options of a JAAS line (any login module), and a URL's user-info (`scheme://user:pass@host`)
+_JAAS_OPTION = re.compile(r'([A-Za-z0-9_.-]+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_URL_USER_INFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/@\s]+)@")
+
+
+def _secret_parts(key: str, value: str) -> list[str]:
+    """The secret values in one key's value: the secret options of a JAAS line, else the whole value of a
+    secret-like key; and every URL's user-info."""
+    parts = [m.group(1) for m in _URL_USER_INFO.finditer(value)]
+    if is_secret_key(key):
+        options = [v for name, v in _JAAS_OPTION.findall(value) if is_secret_key(name)]
+        inline = [v for v in options if not _is_reference(v)]
+        # a JAAS line is a secret when one of its secret options is (then all of the line); else the whole value
+        parts += ([*inline, value] if inline else []) if options else [value]
+    return [part for part in parts if not _is_reference(part)]
+
+
 def _is_reference(value: str) -> bool:
-    return "${" in value
+    """Empty, or only `${provider:path:key}` references: nothing secret in the text itself."""
+    return not _REFERENCE.sub("", value).strip()
+
+
+def legacy_secrets(text: str) -> set[str]:
+    """Every secret value a legacy file holds, however it is read. java.util.Properties joins a line ending in
+    an odd number of `\\` with the next one, so a password line can become part of `clusters=`, a topics list
+    or a blacklist, under a key that is not secret-like: the file is read as Java reads it and each physical
+    line on its own, and every value of a secret-like key (a JAAS line's secret options, URL user-info) in
+    either reading is a secret, to be redacted by value from everything mm2gov prints or writes."""
+    found: set[str] = set()
+    readings = [parse_properties(text)]
+    readings += [parse_properties(line) for line in re.split(r"\r\n|\r|\n", text)]
+    for reading in readings:
+        for key, value in reading.items():
+            found.update(_secret_parts(key, value))
+    return found
+
+
+def redact(text: str, secrets: set[str]) -> str:
+    """`text` with every secret value in it replaced (longest first, so no part of one survives)."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def _inline(key: str, value: str) -> bool:
+    """A secret-like key (or a URL in any key) holds a value rather than only `${...}` references."""
+    return bool(_secret_parts(key, value))
 
 
 def _prefix_for(regex: str) -> tuple[str, str | None]:
@@ -157,11 +204,17 @@ def _unscoped(key: str, aliases: list[str]) -> str:
 
 def import_properties(text: str, tenant_name: str = "imported") -> Imported:
     read = parse_properties(text)
-    warnings = [f"{_shown_key(key)}: inline secret (value not shown); store it in a Secret and reference it "
-                "(mm2gov generates ${dir:...} references)"
-                for key, value in sorted(read.items()) if is_secret_key(key) and value and not _is_reference(value)]
-    # From here on no value of a secret-like key exists, so none can be echoed or written.
-    props = {key: "" if is_secret_key(key) else value for key, value in read.items()}
+    secrets = legacy_secrets(text)
+    inline = {key for key, value in read.items() if _inline(key, value)}
+    for line in re.split(r"\r\n|\r|\n", text):  # a secret line joined into another key by a trailing `\`
+        inline |= {key for key, value in parse_properties(line).items() if _inline(key, value) and key not in read}
+    warnings = [f"{_shown_key(redact(key, secrets))}: inline secret (value not shown); store it in a Secret and "
+                "reference it (mm2gov generates ${dir:...} references)"
+                + ("" if key in read else "; the line before it ends in '\\', so Java reads it as part of that "
+                                          "key's value")
+                for key in sorted(inline)]
+    # From here on no secret value exists, by key or by value, so none can be echoed or written.
+    props = {redact(key, secrets): "" if is_secret_key(key) else redact(value, secrets) for key, value in read.items()}
     aliases = [a for a in split_list(props.get("clusters", "")) if a]
     if len(aliases) < 2:
         raise ValueError("no 'clusters=' line with at least two aliases: not an MM2 properties file")

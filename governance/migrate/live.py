@@ -22,7 +22,7 @@ from governance.compile.mm2 import REPLICATION_POLICIES, TOPICS_EXCLUDE
 from governance.config.loader import Inventory
 from governance.config.regex import java_list_matcher, split_list
 from governance.errors import ConfigError, RuntimeFailure
-from governance.importer import parse_properties
+from governance.importer import legacy_secrets, parse_properties, redact
 from governance.kafka import admin as kafka_admin
 from governance.kafka.apply import cluster_metadata
 from governance.kafka.reader import CommittedReader, kafka_failure
@@ -86,7 +86,9 @@ def parse_pair(pair: str) -> tuple[str, str]:
 def read_legacy(text: str, pair: str, where: str) -> Legacy:
     """The legacy dedicated MM2's settings for `pair`, as MirrorMakerConfig reads them."""
     source, target = parse_pair(pair)
-    props = parse_properties(text)
+    # every secret of the file redacted by value (importer.legacy_secrets says why): no message echoes one
+    secrets = legacy_secrets(text)
+    props = {key: redact(value, secrets) for key, value in parse_properties(text).items()}
     aliases = [a for a in split_list(props.get("clusters", "")) if a]
     for alias in (source, target):
         if alias not in aliases:

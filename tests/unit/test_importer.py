@@ -165,3 +165,67 @@ def test_imported_excludes_validate_and_generate(tmp_path):
     props = parse_properties(flow.read_text())
     assert props["a->b.topics.exclude"].endswith(",pay\\.secret.*")
     assert props["a->b.groups.exclude"] == "console-consumer-.*,connect-.*,__.*,imported-test.*"
+
+
+# ---- a secret is never echoed, whatever shape the legacy file has (issue 24, class 5) -------------------------
+
+HEAD = "clusters = source, target\nsource->target.enabled = true\n"
+JAAS = ('source.sasl.jaas.config = org.apache.kafka.common.security.scram.ScramLoginModule required '
+        'username="u" password="CANARY-J";')
+
+
+@pytest.mark.parametrize("swallower", ["source->target.topics = orders\\\\..*, \\", "topics.blacklist = x, \\",
+                                       "clusters = source, target, \\", "note = \\"])
+@pytest.mark.parametrize("secret", [JAAS, "source.ssl.key.password = CANARY-P"])
+def test_a_secret_line_joined_into_another_key_is_never_echoed(swallower, secret):
+    """A trailing `\\` makes Java read the next line, a password, as part of another key's value."""
+    text = HEAD + "source->target.topics = orders\\\\..*\n" + swallower + "\n" + secret + "\n"
+    try:
+        imported = import_properties(text)
+    except ValueError as refused:  # the swallowed clusters= line: refused, and the message holds no secret
+        assert "CANARY" not in str(refused)
+        return
+    everything = "\n".join(imported.warnings) + repr(imported.clusters) + repr(imported.tenant)
+    assert "CANARY" not in everything
+    assert any("inline secret (value not shown)" in w and "ends in '\\'" in w for w in imported.warnings), \
+        imported.warnings
+
+
+def test_an_inline_secret_beside_a_reference_is_warned_and_a_reference_alone_is_not():
+    beside = import_properties(HEAD + "source->target.topics = o\\\\..*\n"
+                               "source.ssl.key.password = ${file:/s:pw} CANARY-R\n")
+    assert any(w.startswith("source.ssl.key.password: inline secret") for w in beside.warnings)
+    assert "CANARY" not in "\n".join(beside.warnings) + repr(beside.clusters) + repr(beside.tenant)
+    jaas = ('source.sasl.jaas.config = org.apache.kafka.common.security.scram.ScramLoginModule required '
+            'username="u" password="${file:/s:pw}";')
+    alone = import_properties(HEAD + "source->target.topics = o\\\\..*\n"
+                              "source.ssl.key.password = ${file:/s:pw}\n" + jaas + "\n")
+    assert not [w for w in alone.warnings if "inline secret" in w], alone.warnings
+
+
+def test_credentials_in_a_urls_user_info_are_warned_and_never_echoed():
+    imported = import_properties(HEAD + "source->target.topics = o\\\\..*\n"
+                                 "source.bootstrap.servers = https://app:CANARY-U@broker:9093\n")
+    assert any(w.startswith("source.bootstrap.servers: inline secret") for w in imported.warnings)
+    assert "CANARY" not in "\n".join(imported.warnings) + repr(imported.clusters) + repr(imported.tenant)
+
+
+@pytest.mark.parametrize("swallower", ["clusters = source, \\", "source.bootstrap.servers = b:9093, \\"])
+def test_migrate_errors_never_echo_a_joined_secret(swallower):
+    from governance.errors import ConfigError
+    from governance.migrate.live import read_legacy
+
+    text = ("clusters = source, target\nsource.bootstrap.servers = a:9093\ntarget.bootstrap.servers = t:9093\n"
+            f"{swallower}\n{JAAS}\n")
+    with pytest.raises(ConfigError) as refused:
+        read_legacy(text, "source->target", "legacy.properties")
+    assert "CANARY" not in str(refused.value)
+
+
+def test_the_import_cli_echoes_no_joined_secret(tmp_path):
+    legacy = tmp_path / "legacy.properties"
+    legacy.write_text(HEAD + "source->target.topics = orders\\\\..*, \\\n" + JAAS + "\n")
+    done = run_cli("import", str(legacy), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "CANARY" not in done.stdout + done.stderr
+    assert "inline secret (value not shown)" in done.stderr
