@@ -37,17 +37,24 @@ class DesiredState:
         return {cluster: {b.principal for b in items} for cluster, items in self.bindings.items()}
 
 
+def shown_name(text: str) -> str:
+    """Text from outside the tenant files (a folder's name) as a generated comment may carry it: letters,
+    digits, `.`, `_`, `-` and `/` as they are, anything else as \\uXXXX, so no line break, `${` (a
+    log4j2 lookup) or `#` reaches a generated file from it."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "._-/") else f"\\u{ord(c):04x}" for c in text)
+
+
 def source_description(root: Path) -> str:
-    """'<dir> at commit <sha>[+dirty]', or just the dir outside git: what generated files name."""
+    """'<dir> at commit <sha>[+dirty]', or just the dir outside git: what generated files name (shown_name)."""
     def git(*args: str) -> str:
         done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
         return done.stdout.strip() if done.returncode == 0 else ""
 
     commit = git("rev-parse", "HEAD")
     if not commit:
-        return f"{root.name} (not a git checkout)"
+        return f"{shown_name(root.name)} (not a git checkout)"
     dirty = "+dirty" if git("status", "--porcelain", "--", ".") else ""
-    return f"{root.name} at commit {commit}{dirty}"
+    return f"{shown_name(root.name)} at commit {shown_name(commit)}{dirty}"
 
 
 def compile_desired(inventory: Inventory, decision: Decision,

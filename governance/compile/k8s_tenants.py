@@ -1,12 +1,19 @@
 """Per-tenant Kubernetes objects: the tenant's namespace and the RBAC that lets only its own
-ServiceAccount read its Secrets, rendered from the template in `k8s/tenant/rbac.yaml`."""
+ServiceAccount read its Secrets, from the template in `k8s/tenant/rbac.yaml`.
+
+The template is read as YAML data and its placeholders are replaced as values, never as text: a tenant
+named `0123`, `yes` or `null` stays a string wherever it lands (the dumper quotes what YAML would read
+as a number, a boolean or null), and nothing a name holds can add a key or a document.
+"""
 
 from __future__ import annotations
 
-import json
-from string import Template
+from typing import Any
+
+import yaml
 
 from governance import resources
+from governance.compile.monitoring import DUMPER
 
 TEMPLATE = resources.k8s_dir() / "tenant" / "rbac.yaml"  # $MM2GOV_K8S, else the package's copy of k8s/
 
@@ -18,6 +25,17 @@ def secret_rules(names: list[str]) -> list[dict[str, object]]:
     return [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": sorted(set(names)), "verbs": ["get"]}]
 
 
+def _filled(node: Any, values: dict[str, Any]) -> Any:
+    """`node` with every string that is exactly a placeholder (`${NAME}`) replaced by its value."""
+    if isinstance(node, dict):
+        return {key: _filled(item, values) for key, item in node.items()}
+    if isinstance(node, list):
+        return [_filled(item, values) for item in node]
+    if isinstance(node, str) and node.startswith("${") and node.endswith("}"):
+        return values[node[2:-1]]  # an unknown placeholder in the template is an error, not text
+    return node
+
+
 def tenant_manifests(tenant_namespaces: dict[str, str], tenant_secrets: dict[str, list[str]],
                      header: str) -> dict[str, str]:
     """tenant -> a multi-document YAML (Namespace, ServiceAccount, Role, RoleBinding).
@@ -25,9 +43,9 @@ def tenant_manifests(tenant_namespaces: dict[str, str], tenant_secrets: dict[str
     `tenant_secrets[tenant]`: the Secrets placed in the tenant's namespace for it
     (governance.secrets.placement), the only ones its Role may read.
     """
-    text = TEMPLATE.read_text(encoding="utf-8")
-    template = Template(text[text.index("apiVersion:"):])  # the template's own comment explains placeholders
-    return {tenant: f"{header}\n" + template.substitute(
-                TENANT=tenant, NAMESPACE=namespace,
-                RULES=json.dumps(secret_rules(tenant_secrets.get(tenant, [])), separators=(", ", ": ")))
+    documents = list(yaml.safe_load_all(TEMPLATE.read_text(encoding="utf-8")))
+    return {tenant: f"{header}\n" + yaml.dump_all(
+                [_filled(document, {"TENANT": tenant, "NAMESPACE": namespace,
+                                    "RULES": secret_rules(tenant_secrets.get(tenant, []))})
+                 for document in documents], Dumper=DUMPER, sort_keys=False)
             for tenant, namespace in sorted(tenant_namespaces.items())}

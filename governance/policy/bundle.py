@@ -134,12 +134,14 @@ def check_org_modules(modules: list[PolicyModule], root: Path = BUILTIN_DIR) -> 
     families = builtin_rule_families(root)
     refusals: list[str] = []
     errors: list[str] = []  # OPA's own: syntax, strict mode, undefined functions
-    for module in modules:
-        refused, failed = _module_problems(opa, module, forbidden, families)
-        refusals += refused
-        errors += failed
-    if not refusals and not errors:
-        errors = _compile_problems(opa, capabilities, forbidden, modules, root)
+    with tempfile.TemporaryDirectory(prefix="mm2gov-sandbox-") as tmp:
+        staged = _stage(modules, Path(tmp))
+        for path, module in staged.items():
+            refused, failed = _module_problems(opa, module, path, forbidden, families)
+            refusals += refused
+            errors += failed
+        if not refusals and not errors:
+            errors = _compile_problems(opa, capabilities, forbidden, staged, root, Path(tmp))
     sections = []
     if refusals:
         sections.append("organisation policy refused (policies/*.rego run in a sandbox, see docs/policies.md):\n"
@@ -173,12 +175,28 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
         raise PolicyError(f"cannot run {argv[0]} {argv[1]}: {exc}") from None
 
 
-def _module_problems(opa: Path, module: PolicyModule, forbidden: set[str],
+def _stage(modules: list[PolicyModule], folder: Path) -> dict[str, PolicyModule]:
+    """The modules copied into `folder` under plain names (0.rego, 1.rego, ...): staged path -> module. OPA's
+    loader reads a path argument as `prefix:path` at its first colon, so a repo whose folder name holds a
+    colon (or a line break) would be misread; OPA only ever sees these names, messages show module ids."""
+    staged = {}
+    for index, module in enumerate(modules):
+        path = folder / f"{index}.rego"
+        try:
+            path.write_text(module.text(), encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise PolicySyntaxError(f"policy does not compile (OPA):\n  {module.id}: cannot read: {reason}") from None
+        staged[str(path)] = module
+    return staged
+
+
+def _module_problems(opa: Path, module: PolicyModule, staged: str, forbidden: set[str],
                      families: set[str]) -> tuple[list[str], list[str]]:
-    """(sandbox refusals, OPA's parse errors) of one module."""
-    done = _run([str(opa), "parse", "--format", "json", "--json-include", "locations,-comments", str(module.path)])
+    """(sandbox refusals, OPA's parse errors) of one module, read from its staged copy."""
+    done = _run([str(opa), "parse", "--format", "json", "--json-include", "locations,-comments", staged])
     if done.returncode != 0:
-        return [], _opa_errors(done, {str(module.path.resolve()): module}, forbidden)
+        return [], _opa_errors(done, {staged: module}, forbidden)
     ast = json.loads(done.stdout)
     problems: list[tuple[int, str]] = []
     package = ast.get("package") or {}
@@ -230,16 +248,18 @@ def _builtin_refs(node: Any) -> Iterator[tuple[str, int | None]]:
 
 
 def _compile_problems(opa: Path, capabilities: dict[str, Any], forbidden: set[str],
-                      modules: list[PolicyModule], root: Path) -> list[str]:
-    """`opa check --strict` of built-ins + org modules, with capabilities that lack the forbidden builtins."""
+                      staged: dict[str, PolicyModule], root: Path, folder: Path) -> list[str]:
+    """`opa check --strict` of built-ins + org modules (their staged copies), with capabilities that lack the
+    forbidden builtins."""
     sandboxed = {**capabilities, "builtins": [b for b in capabilities["builtins"] if b["name"] not in forbidden],
                  "allow_net": []}
-    by_path = {str(m.path.resolve()): m for m in modules}
-    with tempfile.TemporaryDirectory(prefix="mm2gov-sandbox-") as tmp:
-        caps = Path(tmp) / "capabilities.json"
-        caps.write_text(json.dumps(sandboxed), encoding="utf-8")
-        done = _run([str(opa), "check", "--strict", "--format", "json", "--max-errors", "-1",
-                     "--capabilities", str(caps), *[str(m.path) for m in builtin_modules(root)], *by_path])
+    caps = folder / "capabilities.json"
+    caps.write_text(json.dumps(sandboxed), encoding="utf-8")
+    builtins = folder / "builtin"
+    builtins.mkdir()
+    by_path = {**staged, **_stage(builtin_modules(root), builtins)}
+    done = _run([str(opa), "check", "--strict", "--format", "json", "--max-errors", "-1",
+                 "--capabilities", str(caps), *by_path])
     return _opa_errors(done, by_path, forbidden) if done.returncode != 0 else []
 
 
@@ -256,8 +276,8 @@ def _opa_errors(done: subprocess.CompletedProcess[str], by_path: dict[str, Polic
     for error in errors:
         where = error.get("location") or {}
         file, row = where.get("file") or "", where.get("row")
-        module = by_path.get(str(Path(file).resolve())) if file else None
-        shown = str(module.path) if module else file or "?"
+        module = by_path.get(file) or by_path.get(str(Path(file).resolve())) if file else None
+        shown = module.id if module else "?"  # never a path OPA was given: those are staged copies
         message = str(error.get("message"))
         undefined = message.removeprefix("undefined function ")
         if undefined != message and undefined in forbidden:

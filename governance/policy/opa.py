@@ -141,10 +141,10 @@ def _describe_rego_error(module: PolicyModule, exc: RegoParseError) -> str:
     for error in exc.errors or []:
         where = error.get("location") or {}
         row = where.get("row")
-        where_text = f"{module.path}:{row}" if row else str(module.path)
+        where_text = f"{module.id}:{row}" if row else module.id
         lines.append(f"{where_text}: {error.get('code', 'error')}: {error.get('message')}")
     if not lines:
-        lines.append(f"{module.path}: {exc.message}")
+        lines.append(f"{module.id}: {exc.message}")
     return "policy does not compile (OPA):\n" + "\n".join(f"  {line}" for line in lines)
 
 

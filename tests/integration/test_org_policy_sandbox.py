@@ -105,21 +105,24 @@ def test_opa_itself_refuses_what_the_capabilities_lack(tmp_path):
     module.write_text("package mm2gov.rules.myorg\n\nx := http.send({})\n\ny := opa.runtime()\n")
     opa = tools.opa()
     capabilities = bundle._capabilities(str(opa))
-    problems = bundle._compile_problems(opa, capabilities, {"http.send", "opa.runtime"},
-                                        [PolicyModule("policies/evil.rego", module)], bundle.BUILTIN_DIR)
-    assert problems == [
-        f"{module}:3: rego_type_error: undefined function http.send (not allowed in organisation rules: "
+    staging = tmp_path / "staged"
+    staging.mkdir()
+    staged = bundle._stage([PolicyModule("policies/evil.rego", module)], staging)
+    problems = bundle._compile_problems(opa, capabilities, {"http.send", "opa.runtime"}, staged,
+                                        bundle.BUILTIN_DIR, staging)
+    assert problems == [  # named by the module's id in the repo, never by the copy OPA read
+        "policies/evil.rego:3: rego_type_error: undefined function http.send (not allowed in organisation rules: "
         "it reaches the network (exfiltration, cloud metadata endpoints))",
-        f"{module}:5: rego_type_error: undefined function opa.runtime (not allowed in organisation rules: "
+        "policies/evil.rego:5: rego_type_error: undefined function opa.runtime (not allowed in organisation rules: "
         "it exposes the OPA process's environment and configuration (CI secrets))"]
 
 
 def test_strict_mode_and_syntax_errors_name_the_line(repo):
     stderr = refused(repo, HEADER + "x := 1 if {\n\tunused := 2\n\ttrue\n}\n")
     assert stderr.startswith("error: policy does not compile (OPA):\n")
-    assert f"  {repo}/policies/evil.rego:6: rego_compile_error: assigned var unused unused\n" in stderr
+    assert "  policies/evil.rego:6: rego_compile_error: assigned var unused unused\n" in stderr
     stderr = refused(repo, HEADER + "x := \n")
-    assert f"{repo}/policies/evil.rego:6: rego_parse_error:" in stderr
+    assert "  policies/evil.rego:6: rego_parse_error:" in stderr
 
 
 def test_allow_list_names_builtins_of_this_opa():

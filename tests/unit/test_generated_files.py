@@ -1,0 +1,108 @@
+"""Every generated file comes from a serializer (issue 24, class 2): text from outside the tenant files (the
+repo folder's name) and names YAML 1.1 reads as other types cannot add a key, a document or an appender,
+or change a value's type. `mm2gov generate` runs on examples/acme copied under hostile folder names and
+with tenants renamed to YAML 1.1 scalars, and every file it writes is parsed back."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import javaproperties
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from governance.compile.desired import shown_name
+from governance.compile.k8s_tenants import tenant_manifests
+from tests.conftest import REPO_ROOT, run_cli
+
+ACME = REPO_ROOT / "examples" / "acme"
+HOSTILE_FOLDERS = ["repo\n---\nkind: Secret", "repo\nappender.evil.type = File", "${jndi:ldap://x/a}",
+                   "repo # comment", "repo\u2028next", "repo\u0085next", "r\u00e9po: {a: b}", "- item"]
+YAML11_NAMES = ["0123", "yes", "no", "on", "off", "null", "true", "1e3", "0x1f", "123"]
+
+
+def parsed(out: Path) -> dict[str, object]:
+    """Every generated file as data: YAML documents, JSON, .properties (java.util.Properties' reading)."""
+    found: dict[str, object] = {}
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        relative, text = path.relative_to(out).as_posix(), path.read_text(encoding="utf-8")
+        if path.suffix in (".yaml", ".yml"):
+            found[relative] = list(yaml.safe_load_all(text))
+        elif path.suffix == ".json":
+            found[relative] = json.loads(text)
+        elif path.suffix == ".properties":
+            found[relative] = javaproperties.loads(text)
+        else:
+            found[relative] = text
+    return found
+
+
+def without_headers(data: object) -> object:
+    """The data with the generated-by text (the one place the folder's name is) taken out."""
+    if isinstance(data, dict):
+        return {k: without_headers(v) for k, v in data.items() if k not in ("generated", "__generated")}
+    if isinstance(data, list):
+        return [without_headers(v) for v in data]
+    return data
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    root = tmp_path_factory.mktemp("clean")
+    shutil.copytree(ACME, root / "acme")
+    done = run_cli("generate", str(root / "acme"), "--out", str(root / "out"))
+    assert done.returncode == 0, done.stderr
+    return parsed(root / "out")
+
+
+@pytest.mark.parametrize("folder", HOSTILE_FOLDERS)
+def test_a_hostile_folder_name_changes_no_generated_file_but_its_header(clean, tmp_path, folder):
+    repo = tmp_path / folder
+    shutil.copytree(ACME, repo)
+    done = run_cli("generate", str(repo), "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    files = parsed(tmp_path / "out")
+    assert without_headers(files) == without_headers(clean)  # no key, document or appender added
+    for path in (tmp_path / "out").rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            assert "${jndi" not in text and "\u2028" not in text and "\u0085" not in text, path
+            assert not re.search(r"^(kind: Secret|appender\.evil)", text, re.MULTILINE), path
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=40))
+def test_shown_names_hold_no_line_break_lookup_or_comment(text):
+    shown = shown_name(text)
+    assert re.fullmatch(r"[A-Za-z0-9._/\\-]*", shown), shown
+    assert "${" not in shown
+
+
+@pytest.mark.parametrize("name", YAML11_NAMES)
+def test_a_tenant_named_like_a_yaml_11_scalar_stays_a_string(name):
+    [text] = tenant_manifests({name: name}, {name: [f"scram-onprem-{name}-app"]}, "# header").values()
+    documents = list(yaml.safe_load_all(text))
+    assert [d["kind"] for d in documents] == ["Namespace", "ServiceAccount", "Role", "RoleBinding"]
+    assert documents[0]["metadata"]["name"] == name
+    assert all(d["metadata"]["labels"]["mm2gov.io/tenant"] == name for d in documents)
+    assert all(d["metadata"].get("namespace", name) == name for d in documents)
+    assert documents[2]["rules"][0]["resourceNames"] == [f"scram-onprem-{name}-app"]
+
+
+def test_a_yaml_11_tenant_generates_and_validates(tmp_path):
+    """Through the whole CLI: a tenant named `yes` in the repo, its namespace manifest read back as a string."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ACME, repo)
+    hr = (repo / "tenants" / "hr.yaml").read_text()
+    (repo / "tenants" / "hr.yaml").unlink()
+    (repo / "tenants" / "yes.yaml").write_text(hr.replace("name: hr", "name: \"yes\"", 1).replace("hr.", "yes.")
+                                               .replace("hr-", "yes-"))
+    done = run_cli("generate", str(repo), "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    documents = list(yaml.safe_load_all((tmp_path / "out" / "k8s" / "tenants" / "yes.yaml").read_text()))
+    assert documents[0]["metadata"]["name"] == "yes"
