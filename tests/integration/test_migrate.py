@@ -34,6 +34,7 @@ from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_mm2_exactly_once import audit_counts
 from tests.integration.test_replication_policy import paced
+from tests.tools.in_process import run_in_process
 from tests.tools.offsets import deepest_partition, end_offsets
 from tests.tools.wait import wait_for
 
@@ -82,7 +83,9 @@ def topics_on(config: dict[str, Any]) -> set[str]:
 
 
 def migrate(*args: str) -> tuple[int, dict[str, Any] | None, str]:
-    done = run_cli("migrate", *args, "--format", "json")
+    """`mm2gov migrate ARGS --format json` through the CLI's own main() in this process: six interpreter
+    starts on a loaded machine cost more than the migrations (the CLI as a process: test_migrate_cli.py)."""
+    done = run_in_process("migrate", *args, "--format", "json")
     return done.returncode, json.loads(done.stdout) if done.stdout.strip() else None, done.stderr
 
 

@@ -1,7 +1,9 @@
 """Every generated file comes from a serializer (issue 24, class 2): text from outside the tenant files (the
 repo folder's name) and names YAML 1.1 reads as other types cannot add a key, a document or an appender,
 or change a value's type. `mm2gov generate` runs on examples/acme copied under hostile folder names and
-with tenants renamed to YAML 1.1 scalars, and every file it writes is parsed back."""
+with tenants renamed to YAML 1.1 scalars, and every file it writes is parsed back. The hostile-folder runs
+go through the CLI's own main() in this process (tests/tools/in_process.py): ten interpreter starts would
+cost more than the generating; the last test runs `mm2gov generate` as its own process."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 from governance.compile.desired import shown_name
 from governance.compile.k8s_tenants import tenant_manifests
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.in_process import run_in_process
 
 ACME = REPO_ROOT / "examples" / "acme"
 HOSTILE_FOLDERS = ["repo\n---\nkind: Secret", "repo\nappender.evil.type = File", "${jndi:ldap://x/a}",
@@ -55,7 +58,7 @@ def without_headers(data: object) -> object:
 def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     root = tmp_path_factory.mktemp("clean")
     shutil.copytree(ACME, root / "acme")
-    done = run_cli("generate", str(root / "acme"), "--out", str(root / "out"))
+    done = run_in_process("generate", str(root / "acme"), "--out", str(root / "out"))
     assert done.returncode == 0, done.stderr
     return parsed(root / "out")
 
@@ -64,7 +67,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 def test_a_hostile_folder_name_changes_no_generated_file_but_its_header(clean, tmp_path, folder):
     repo = tmp_path / folder
     shutil.copytree(ACME, repo)
-    done = run_cli("generate", str(repo), "--out", str(tmp_path / "out"))
+    done = run_in_process("generate", str(repo), "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     files = parsed(tmp_path / "out")
     assert without_headers(files) == without_headers(clean)  # no key, document or appender added

@@ -70,31 +70,37 @@ repo := {
 	"reserved": {
 		"group": [
 			{
+				"canonical": "mm2gov.",
 				"prefix": true,
 				"text": "mm2gov.",
 				"why": "every mm2gov flow's own Connect group",
 			},
 			{
+				"canonical": "connect-",
 				"prefix": true,
 				"text": "connect-",
 				"why": "Kafka Connect's default groups",
 			},
 			{
+				"canonical": "mm2-",
 				"prefix": true,
 				"text": "mm2-",
 				"why": "MirrorMaker 2's default groups",
 			},
 			{
+				"canonical": "cloud-mm2",
 				"prefix": false,
 				"text": "cloud-mm2",
 				"why": "MirrorMaker 2's default Connect group for source cloud",
 			},
 			{
+				"canonical": "onprem-mm2",
 				"prefix": false,
 				"text": "onprem-mm2",
 				"why": "MirrorMaker 2's default Connect group for source onprem",
 			},
 			{
+				"canonical": "onprem-dr-mm2",
 				"prefix": false,
 				"text": "onprem-dr-mm2",
 				"why": "MirrorMaker 2's default Connect group for source onprem-dr",
@@ -102,16 +108,19 @@ repo := {
 		],
 		"namespace": [
 			{
+				"canonical": "mm2gov-system",
 				"prefix": false,
 				"text": "mm2gov-system",
 				"why": "mm2gov's system namespace (CA keys, admin credentials)",
 			},
 			{
+				"canonical": "kube-",
 				"prefix": true,
 				"text": "kube-",
 				"why": "Kubernetes' own namespaces",
 			},
 			{
+				"canonical": "default",
 				"prefix": false,
 				"text": "default",
 				"why": "Kubernetes' default namespace",
@@ -119,41 +128,49 @@ repo := {
 		],
 		"topic": [
 			{
+				"canonical": "mm2gov.",
 				"prefix": true,
 				"text": "mm2gov.",
 				"why": "mm2gov's own topics: every flow's Connect topics and mm2gov.ownership, which decides what apply deletes",
 			},
 			{
+				"canonical": "_",
 				"prefix": true,
 				"text": "_",
 				"why": "Kafka's internal topics (__consumer_offsets, __transaction_state, ...)",
 			},
 			{
+				"canonical": "mm2-",
 				"prefix": true,
 				"text": "mm2-",
 				"why": "MirrorMaker 2's default internal topics (mm2-offset-syncs.*, mm2-configs.* ...)",
 			},
 			{
+				"canonical": "connect-",
 				"prefix": true,
 				"text": "connect-",
 				"why": "Kafka Connect's default internal topics",
 			},
 			{
+				"canonical": "heartbeats",
 				"prefix": false,
 				"text": "heartbeats",
 				"why": "MirrorMaker 2's heartbeats topic",
 			},
 			{
+				"canonical": "cloud.",
 				"prefix": true,
 				"text": "cloud.",
 				"why": "remote topics replicated from cluster cloud (DefaultReplicationPolicy)",
 			},
 			{
+				"canonical": "onprem.",
 				"prefix": true,
 				"text": "onprem.",
 				"why": "remote topics replicated from cluster onprem (DefaultReplicationPolicy)",
 			},
 			{
+				"canonical": "onprem-dr.",
 				"prefix": true,
 				"text": "onprem-dr.",
 				"why": "remote topics replicated from cluster onprem-dr (DefaultReplicationPolicy)",
@@ -161,21 +178,25 @@ repo := {
 		],
 		"user": [
 			{
+				"canonical": "anonymous",
 				"prefix": false,
 				"text": "ANONYMOUS",
 				"why": "every unauthenticated client is User:ANONYMOUS",
 			},
 			{
+				"canonical": "admin",
 				"prefix": false,
 				"text": "admin",
 				"why": "the clusters' super user",
 			},
 			{
+				"canonical": "mm2-",
 				"prefix": true,
 				"text": "mm2-",
 				"why": "each flow's MirrorMaker 2 principal (User:mm2-<flow>)",
 			},
 			{
+				"canonical": "mm2gov",
 				"prefix": true,
 				"text": "mm2gov",
 				"why": "mm2gov's own principals",
@@ -217,6 +238,7 @@ repo := {
 						"read",
 						"write",
 					],
+					"canonical": "user:hr-app",
 					"name": "User:hr-app",
 				},
 			],
@@ -328,6 +350,7 @@ repo := {
 						"read",
 						"write",
 					],
+					"canonical": "user:logistics-app",
 					"name": "User:logistics-app",
 				},
 			],
@@ -450,6 +473,7 @@ repo := {
 						"read",
 						"write",
 					],
+					"canonical": "user:marketing-app",
 					"name": "User:marketing-app",
 				},
 			],
@@ -674,12 +698,14 @@ repo := {
 						"read",
 						"write",
 					],
+					"canonical": "user:payments-app",
 					"name": "User:payments-app",
 				},
 				{
 					"access": [
 						"read",
 					],
+					"canonical": "user:payments-analytics",
 					"name": "User:payments-analytics",
 				},
 			],
@@ -813,12 +839,14 @@ repo := {
 						"read",
 						"write",
 					],
+					"canonical": "user:risk-engine",
 					"name": "User:risk-engine",
 				},
 				{
 					"access": [
 						"read",
 					],
+					"canonical": "user:risk-reporting",
 					"name": "User:risk-reporting",
 				},
 			],
