@@ -29,9 +29,10 @@ lint: python-env
 	$(BIN)/lint-imports --no-logo
 
 # Two workers, each with its own local stack (its session fixtures); a test module stays on one worker (its
-# module fixtures are set up once) and the modules meet in another order every run. Measured on 2 cores from a
-# fresh clone: 23:08 with two workers (the cores busy 60% of the time: the tests mostly wait on JVMs and
-# brokers), 23:07 with three (load average up to 18, no faster). PYTEST_WORKERS=N sets another number.
+# module fixtures are set up once), the slowest modules first (SLOWEST_FIRST in tests/conftest.py; xdist's own
+# reorder, which --no-loadscope-reorder turns off, would hand them out last). Measured on 2 cores from a fresh
+# clone, cache warm: 14:54 for 1171 tests, 15:20 for 1225 (2026-11-25; 29 min before issue 23). Three workers were no faster
+# (23:07 against 23:08 at the time: the tests mostly wait on JVMs and brokers). PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 2
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
