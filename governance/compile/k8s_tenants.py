@@ -14,6 +14,7 @@ import yaml
 
 from governance import resources
 from governance.compile.monitoring import DUMPER
+from governance.errors import ConfigError
 
 TEMPLATE = resources.k8s_dir() / "tenant" / "rbac.yaml"  # $MM2GOV_K8S, else the package's copy of k8s/
 
@@ -32,7 +33,10 @@ def _filled(node: Any, values: dict[str, Any]) -> Any:
     if isinstance(node, list):
         return [_filled(item, values) for item in node]
     if isinstance(node, str) and node.startswith("${") and node.endswith("}"):
-        return values[node[2:-1]]  # an unknown placeholder in the template is an error, not text
+        if node[2:-1] not in values:  # an unknown placeholder is an error, never left in as text
+            raise ConfigError(f"{TEMPLATE}: unknown placeholder {node} (known: "
+                              f"{', '.join('${' + name + '}' for name in values)})")
+        return values[node[2:-1]]
     return node
 
 

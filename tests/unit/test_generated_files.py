@@ -109,3 +109,14 @@ def test_a_yaml_11_tenant_generates_and_validates(tmp_path):
     assert done.returncode == 0, done.stderr
     documents = list(yaml.safe_load_all((tmp_path / "out" / "k8s" / "tenants" / "yes.yaml").read_text()))
     assert documents[0]["metadata"]["name"] == "yes"
+
+
+def test_an_unknown_placeholder_in_the_template_is_an_error_not_text(monkeypatch, tmp_path):
+    from governance.compile import k8s_tenants
+    from governance.errors import ConfigError
+
+    template = tmp_path / "rbac.yaml"
+    template.write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${NAMESPACE}\n  uid: ${UID}\n")
+    monkeypatch.setattr(k8s_tenants, "TEMPLATE", template)
+    with pytest.raises(ConfigError, match=r"unknown placeholder \$\{UID\}"):
+        tenant_manifests({"hr": "hr"}, {}, "# header")
