@@ -7,8 +7,6 @@ as OUT/acls). Passwords come from mm2gov's secrets by reference.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -18,7 +16,15 @@ from governance.compile.topics import RemoteTopic
 from governance.config.schema import EXACTLY_ONCE, Cluster
 from governance.errors import ConfigError
 from governance.model.acl import AclBinding
-from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, mm2_flow_policy_config, scram_secret, user_name
+from governance.model.names import (
+    CA_CERT_KEY,
+    PASSWORD_KEY,
+    kafka_topic_object,
+    mirror_maker_object,
+    mm2_flow_policy_config,
+    scram_secret,
+    user_name,
+)
 
 API_VERSION = "kafka.strimzi.io/v1"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "mm2gov"}
@@ -57,7 +63,7 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
     source, target, flow_id = flow["source"], flow["target"], flow["id"]
     strimzi = clusters[target].strimzi
     assert strimzi is not None
-    principal, internal = mm2_principal(flow_id), mm2_internal_prefix(flow_id)
+    principal, internal, name = mm2_principal(flow_id), mm2_internal_prefix(flow_id), mirror_maker_object(flow_id)
     # Both connectors name the flow's own offset-syncs and checkpoints topics through the flow's
     # replication policy (the image must carry replication-policy/'s jar: docs/generate-apply.md);
     # Strimzi hands each connector its config as is, so the mm2gov.flow.* keys are unscoped here.
@@ -91,8 +97,8 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         connector_config |= EXACTLY_ONCE_SOURCE_CONNECTOR
     return {
         "apiVersion": API_VERSION, "kind": "KafkaMirrorMaker2",
-        "metadata": {"name": flow_id, "namespace": strimzi.namespace,
-                     "labels": {**MANAGED_BY, "mm2gov.io/tenant": tenant, "mm2gov.io/flow": flow_id}},
+        "metadata": {"name": name, "namespace": strimzi.namespace,
+                     "labels": {**MANAGED_BY, "mm2gov.io/tenant": tenant, "mm2gov.io/flow": name}},
         "spec": {
             "version": kafka_version,
             "replicas": 1,
@@ -148,12 +154,10 @@ def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[
 
 
 def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> dict[str, Any]:
-    """A KafkaTopic for a remote topic; the object name is DNS-safe, spec.topicName the real name."""
+    """A KafkaTopic for a remote topic; the object name is names.kafka_topic_object's, spec.topicName the real name."""
     strimzi = cluster.strimzi
     assert strimzi is not None
-    name = re.sub(r"[^a-z0-9.-]+", "-", topic.name.lower()).strip("-.")
-    if name != topic.name:
-        name = f"{name[:230]}-{hashlib.sha256(topic.name.encode()).hexdigest()[:8]}"
+    name = kafka_topic_object(topic.name)
     return {
         "apiVersion": API_VERSION, "kind": "KafkaTopic",
         "metadata": {"name": name, "namespace": strimzi.namespace,

@@ -30,9 +30,7 @@ def remote_topics(scopes: dict[str, Any], patterns: dict[str, PatternFacts]) -> 
         for flow in scope["flows"]:
             for regex in flow["topics"]:
                 facts = patterns.get(regex)
-                for alternative in facts.alternatives if facts and not facts.case_insensitive else ():
-                    if alternative.exact:
-                        name = remote_name(flow["replication_policy"], flow["source"], alternative.literal_prefix)
-                        found.add(RemoteTopic(flow["target"], name, flow["source"], alternative.literal_prefix,
-                                              tenant))
+                for exact in facts.exact_names() if facts else ():
+                    name = remote_name(flow["replication_policy"], flow["source"], exact)
+                    found.add(RemoteTopic(flow["target"], name, flow["source"], exact, tenant))
     return sorted(found)

@@ -12,23 +12,30 @@ from governance.compile.desired import DesiredState
 from governance.compile.k8s_tenants import tenant_manifests
 from governance.compile.mm2_logging import log4j2_path, mm2_log4j2
 from governance.compile.monitoring import DUMPER
+from governance.errors import ConfigError
 from governance.model.acl import AclBinding
+from governance.model.names import strimzi_file
 
 OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring", "k8s")
 
 
 def write_outputs(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]] | None = None) -> list[Path]:
-    """Make OUT/mm2, OUT/acls and OUT/strimzi hold exactly the desired state; return its files.
+    """Make OUT/mm2, OUT/acls, OUT/strimzi, OUT/monitoring and OUT/k8s hold exactly the desired state; return
+    its files.
 
     `tenant_secrets`: the Secrets placed for each tenant in its namespace, which its
     Role in OUT/k8s/tenants may read (none when not given).
 
-    Unchanged files are left as they are (same bytes, same mtime), stale ones removed.
+    Every file is planned before the first is written: two outputs of one path (two objects of one name) are
+    a ConfigError and nothing is written. Writing never leaves OUT: a symbolic link inside it (a file or an
+    owned folder, committed by anyone who can push to a repo holding generated files) is refused, so
+    neither a write nor the removal of stale files follows it. Unchanged files are left as they are (same
+    bytes, same mtime), stale ones removed.
     """
-    written: list[Path] = []
+    planned = _planned(state, out, tenant_secrets or {})
+    _refuse_links(out, planned)
     made: set[Path] = set()
-
-    def write(path: Path, text: str) -> None:
+    for path, text in planned.items():
         data = text.encode("utf-8")
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,29 +46,52 @@ def write_outputs(state: DesiredState, out: Path, tenant_secrets: dict[str, list
             unchanged = False
         if not unchanged:
             path.write_bytes(data)
-        written.append(path)
-
-    for flow in state.flows:
-        write(out / "mm2" / f"{flow.flow_id}.properties", flow.properties)
-        write(out / log4j2_path(flow.flow_id), mm2_log4j2(flow.tenant, flow.flow_id, state.header))
-    for cluster, bindings in sorted(state.bindings.items()):
-        write(out / "acls" / f"{cluster}.json", acl_document(state.header, cluster, sorted(bindings)))
-    for obj in state.strimzi:
-        meta = obj["metadata"]
-        name = f"{obj['kind'].lower()}-{meta['namespace']}-{meta['name']}.yaml"
-        write(out / "strimzi" / name, state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
-    for relative, text in sorted(state.monitoring.items()):
-        write(out / "monitoring" / relative, text)
-    for tenant, text in tenant_manifests(state.tenant_namespaces, tenant_secrets or {}, state.header).items():
-        write(out / "k8s" / "tenants" / f"{tenant}.yaml", text)
-    keep = set(written)
     for name in OWNED_DIRS:
         for stale in sorted((out / name).rglob("*"), reverse=True) if (out / name).is_dir() else ():
-            if stale.is_file() and stale not in keep:
+            if stale.is_file() and stale not in planned:
                 stale.unlink()
             elif stale.is_dir() and not any(stale.iterdir()):
                 stale.rmdir()
-    return written
+    return list(planned)
+
+
+def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]]) -> dict[Path, str]:
+    planned: dict[Path, str] = {}
+
+    def plan(path: Path, text: str) -> None:
+        if path in planned:  # two objects of one name: never let the second silently replace the first
+            raise ConfigError(f"generate: two outputs would both be {path.relative_to(out)}; "
+                              "`mm2gov validate` names their owners (derived_name_collision)")
+        planned[path] = text
+
+    for flow in state.flows:
+        plan(out / "mm2" / f"{flow.flow_id}.properties", flow.properties)
+        plan(out / log4j2_path(flow.flow_id), mm2_log4j2(flow.tenant, flow.flow_id, state.header))
+    for cluster, bindings in sorted(state.bindings.items()):
+        plan(out / "acls" / f"{cluster}.json", acl_document(state.header, cluster, sorted(bindings)))
+    for obj in state.strimzi:
+        meta = obj["metadata"]
+        plan(out / "strimzi" / strimzi_file(obj["kind"], meta["namespace"], meta["name"]),
+             state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
+    for relative, text in sorted(state.monitoring.items()):
+        plan(out / "monitoring" / relative, text)
+    for tenant, text in tenant_manifests(state.tenant_namespaces, tenant_secrets, state.header).items():
+        plan(out / "k8s" / "tenants" / f"{tenant}.yaml", text)
+    return planned
+
+
+def _refuse_links(out: Path, planned: dict[Path, str]) -> None:
+    """A ConfigError naming the first symbolic link among the owned folders, the planned files and their
+    folders under OUT (OUT itself is the caller's choice and may be one)."""
+    checked: set[Path] = set()
+    for path in [*(out / name for name in OWNED_DIRS), *planned]:
+        for part in (path, *path.parents):
+            if part == out or part in checked or out not in part.parents:
+                break
+            checked.add(part)
+            if part.is_symlink():
+                raise ConfigError(f"generate: {part.relative_to(out)} in {out} is a symbolic link; mm2gov writes "
+                                  "only regular files and folders under OUT: remove the link and run generate again")
 
 
 _ROW = ('    {"principal": %s, "host": %s, "resource_type": %s, "resource_name": %s, "pattern_type": %s, '

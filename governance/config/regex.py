@@ -67,6 +67,10 @@ class PatternFacts:
         return {"regex": self.regex, "case_insensitive": self.case_insensitive,
                 "alternatives": [a.to_input() for a in self.alternatives]}
 
+    def exact_names(self) -> list[str]:
+        """The single names its exact alternatives match (the topics mm2gov creates ahead of MM2)."""
+        return [] if self.case_insensitive else [a.literal_prefix for a in self.alternatives if a.exact]
+
 
 def split_list(value: str) -> list[str]:
     """A Kafka LIST config value as `ConfigDef.parseType(LIST)` splits it: trimmed, split on

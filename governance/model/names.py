@@ -255,6 +255,60 @@ def dashboard_uid(tenant: str) -> str:
     digest = hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:20]
     return f"{uid[:GRAFANA_UID_MAX - len(digest) - 1]}_{digest}"
 
+# ---- Kubernetes object names (compile/strimzi.py, compile/write.py, secrets/rotate.py) ---------------
+#
+# Every object name is injective in what it names, and within Kubernetes' limits: a name that already is
+# a Kubernetes name is used as it is, any other becomes its sanitised start, `.h` and a hash of the exact
+# text. A used-as-is name never ends like a hashed one (such a name is hashed too), so no one can declare
+# a name that equals another's hashed form; two texts that differ only in what sanitising folds (case,
+# `_` against `-`) keep different hashes. Collisions that remain possible (two owners of one exact name)
+# are the policy's `derived_name_collision`, which reads these names from the OPA input.
+
+K8S_NAME_MAX = 253  # a DNS subdomain: KafkaTopic, KafkaUser, Secret, ConfigMap names
+K8S_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+HASH_LENGTH = 20  # hex digits of sha256: 80 bits, beyond any search for a second text with one hash
+HASHED_END = re.compile(rf"\.h[0-9a-f]{{{HASH_LENGTH}}}$")
+# Strimzi names a KafkaMirrorMaker2's API Service `<name>-mirrormaker2-api`, a DNS label (63 at most), and
+# the flow label carries the name (a label value: 63 at most).
+MIRROR_MAKER_NAME_MAX = 63 - len("-mirrormaker2-api")
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:HASH_LENGTH]
+
+
+def is_k8s_name(name: str) -> bool:
+    """A DNS subdomain as Kubernetes validates object names (IsDNS1123Subdomain)."""
+    return len(name) <= K8S_NAME_MAX and K8S_NAME.match(name) is not None
+
+
+def k8s_name(text: str) -> str:
+    """`text` as a Kubernetes object name, injectively (see above)."""
+    if is_k8s_name(text) and not HASHED_END.search(text):
+        return text
+    safe = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:200].strip("-") or "x"
+    return f"{safe}.h{_digest(text)}"
+
+
+def kafka_topic_object(topic: str) -> str:
+    """The name of the KafkaTopic of `topic` (its spec.topicName is the exact topic name)."""
+    return k8s_name(topic)
+
+
+def mirror_maker_object(flow: str) -> str:
+    """The name of a flow's KafkaMirrorMaker2, also its `mm2gov.io/flow` label: the flow id when it is at
+    most one shorter than Strimzi allows, else its start, `-` and a hash, exactly that long (so a plain id
+    never equals a hashed one)."""
+    if len(flow) < MIRROR_MAKER_NAME_MAX:
+        return flow
+    return f"{flow[:MIRROR_MAKER_NAME_MAX - HASH_LENGTH - 1]}-{_digest(flow)}"
+
+
+def strimzi_file(kind: str, namespace: str, name: str) -> str:
+    """The file under OUT/strimzi of one object. `_` is in no Kubernetes name: one file per object."""
+    return f"{kind.lower()}_{namespace}_{name}.yaml"
+
+
 # ---- reserved names ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -111,7 +111,22 @@ def _flow(tenant: Tenant, flow: dict[str, Any], inventory: Inventory) -> dict[st
         "probe": _probe(tenant, flow, remote),
         "topic_patterns": [inventory.patterns[r].to_input() for r in flow["topics"]],
         "group_patterns": [inventory.patterns[r].to_input() for r in flow["groups"]],
+        "k8s_objects": _k8s_objects(fid, flow, remote, inventory),
     }
+
+
+def _k8s_objects(fid: str, flow: dict[str, Any], remote: str, inventory: Inventory) -> list[dict[str, str]]:
+    """The Strimzi objects compile/strimzi.py names for the flow on its target (names.py), each with what it
+    stands for: derived_name_collision refuses two different owners of one object."""
+    strimzi = inventory.clusters[flow["target"]].strimzi
+    if strimzi is None:
+        return []
+    objects = [{"kind": "KafkaMirrorMaker2", "namespace": strimzi.namespace,
+                "name": names.mirror_maker_object(fid), "owner": f"flow {fid}", "what": "its KafkaMirrorMaker2"}]
+    for topic in sorted({remote + exact for r in flow["topics"] for exact in inventory.patterns[r].exact_names()}):
+        objects.append({"kind": "KafkaTopic", "namespace": strimzi.namespace, "name": names.kafka_topic_object(topic),
+                        "owner": f"topic {topic}", "what": f"the KafkaTopic of its remote topic {topic}"})
+    return objects
 
 
 def _probe(tenant: Tenant, flow: dict[str, Any], remote: str) -> dict[str, str] | None:

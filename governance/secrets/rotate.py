@@ -20,7 +20,7 @@ from governance.config.schema import Cluster
 from governance.errors import RuntimeFailure
 from governance.k8s.strimzi_apply import ROLLOUT_ANNOTATION
 from governance.kafka import admin as kafka_admin
-from governance.model.names import mm2_principal
+from governance.model.names import mirror_maker_object, mm2_principal
 from governance.secrets.issue import FINGERPRINT, GENERATION, NOT_AFTER, Issued, load_ca, scram_doc, tls_doc
 from governance.secrets.names import PASSWORD_KEY, scram_secret, tls_secret, user_name
 from governance.secrets.store import SecretDoc, SecretStore
@@ -121,16 +121,16 @@ def roll_dependants(api_client: Any, state: DesiredState, clusters: dict[str, Cl
         target = clusters[by_id[flow_id].target]
         if target.strimzi is None:
             continue
-        namespace = target.strimzi.namespace
+        namespace, name = target.strimzi.namespace, mirror_maker_object(flow_id)
         try:
             custom.patch_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkamirrormaker2s",
-                                                  flow_id, patch)
-            rolled.append(f"KafkaMirrorMaker2 {namespace}/{flow_id}")
+                                                  name, patch)
+            rolled.append(f"KafkaMirrorMaker2 {namespace}/{name}")
         except ApiException as exc:
             if exc.status != 404:
-                raise RuntimeFailure(f"kubernetes: cannot roll KafkaMirrorMaker2 {namespace}/{flow_id}: "
+                raise RuntimeFailure(f"kubernetes: cannot roll KafkaMirrorMaker2 {namespace}/{name}: "
                                      f"{exc.status} {exc.reason}") from None
-        deployments = apps.list_namespaced_deployment(namespace, label_selector=f"mm2gov.io/flow={flow_id}")
+        deployments = apps.list_namespaced_deployment(namespace, label_selector=f"mm2gov.io/flow={name}")
         for deployment in deployments.items:
             apps.patch_namespaced_deployment(deployment.metadata.name, namespace, {"spec": {"template": {
                 "metadata": {"annotations": {ROLLOUT_ANNOTATION: generation}}}}})

@@ -133,7 +133,7 @@ def test_objects_generated_for_acme_are_admitted(webhook):
 
 
 def test_a_mirrormaker_mirroring_every_topic_is_refused_with_the_reason(webhook):
-    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2 = _generated(webhook, "kafkamirrormaker2_kafka-cloud_payments-onprem-to-cloud.yaml")
     mm2["metadata"].update(name="payments-everything", namespace="payments")
     mm2["spec"]["mirrors"][0]["topicsPattern"] = ".*"
     message = _denial(webhook["api"], mm2)
@@ -142,7 +142,7 @@ def test_a_mirrormaker_mirroring_every_topic_is_refused_with_the_reason(webhook)
 
 
 def test_a_user_reading_another_tenants_prefix_is_refused(webhook):
-    user = _generated(webhook, "kafkauser-kafka-cloud-payments-app.yaml")
+    user = _generated(webhook, "kafkauser_kafka-cloud_payments-app.yaml")
     user["metadata"]["name"] = "payments-app"
     user["metadata"]["namespace"] = "kafka-onprem"
     user["metadata"]["labels"]["strimzi.io/cluster"] = "onprem"
@@ -156,14 +156,14 @@ def test_a_user_reading_another_tenants_prefix_is_refused(webhook):
 def test_an_object_without_a_tenant_is_refused(webhook):
     """In a Strimzi namespace the repo names each object's owner; a topic no tenant owns has none,
     whatever its label says."""
-    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic = _generated(webhook, "kafkatopic_kafka-cloud_onprem.payments.refunds.yaml")
     topic["metadata"]["name"] = "nobody-s-topic"
     topic["spec"]["topicName"] = "nobody.topic"
     assert "admission_tenant_missing" in _denial(webhook["api"], topic)
 
 
 def test_the_repo_reloads_when_it_changes_on_disk(webhook):
-    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic = _generated(webhook, "kafkatopic_kafka-cloud_onprem.payments.refunds.yaml")
     topic["metadata"]["name"] = "payments-eu-settlements"
     topic["spec"]["topicName"] = "payments-eu.settlements"
     assert "KafkaTopic payments-eu-settlements" in _denial(webhook["api"], topic)
@@ -185,14 +185,14 @@ def test_the_repo_reloads_when_it_changes_on_disk(webhook):
 
 def test_a_label_cannot_move_an_object_to_another_tenant(webhook):
     """A KafkaMirrorMaker2 labelled payments in marketing's namespace is marketing's: refused."""
-    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2 = _generated(webhook, "kafkamirrormaker2_kafka-cloud_payments-onprem-to-cloud.yaml")
     mm2["metadata"].update(name="payments-in-marketing", namespace="marketing")
     message = _denial(webhook["api"], mm2)
     assert "admission_tenant_label_mismatch" in message and "belongs to tenant marketing" in message
     del mm2["metadata"]["labels"]["mm2gov.io/tenant"]  # without the label: judged as marketing's, and refused
     message = _denial(webhook["api"], mm2)
     assert "admission_mm2_topics_outside_scope" in message and "tenant marketing" in message
-    user = _generated(webhook, "kafkauser-kafka-cloud-payments-app.yaml")
+    user = _generated(webhook, "kafkauser_kafka-cloud_payments-app.yaml")
     user["metadata"]["namespace"] = "marketing"
     del user["metadata"]["labels"]["mm2gov.io/tenant"]
     assert "admission_user_unknown" in _denial(webhook["api"], user)
@@ -224,7 +224,7 @@ def test_namespace_labels_are_watched(webhook):
 
 
 def test_an_unknown_namespace_is_denied(webhook):
-    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2 = _generated(webhook, "kafkamirrormaker2_kafka-cloud_payments-onprem-to-cloud.yaml")
     mm2["metadata"]["namespace"] = "no-such-namespace"
     body = review("nowhere", mm2, namespace="no-such-namespace")
     [(status, answer)] = _post(webhook["port"], webhook["ca"], [json.dumps(body).encode()])
@@ -236,7 +236,7 @@ def test_an_unknown_namespace_is_denied(webhook):
 # ---- where and as whom MirrorMaker 2 connects -------------------------------------------------------
 
 def _payments_mm2(webhook, name: str) -> dict:
-    mm2 = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    mm2 = _generated(webhook, "kafkamirrormaker2_kafka-cloud_payments-onprem-to-cloud.yaml")
     mm2["metadata"].update(name=name, namespace="payments")
     return mm2
 
@@ -269,7 +269,7 @@ def test_another_tenants_secret_in_a_pod_template_is_refused(webhook):
 
 
 def test_another_users_password_for_a_kafka_user_is_refused(webhook):
-    user = _generated(webhook, "kafkauser-kafka-cloud-payments-app.yaml")
+    user = _generated(webhook, "kafkauser_kafka-cloud_payments-app.yaml")
     user["metadata"]["name"] = "payments-analytics"
     user["spec"]["authorization"]["acls"] = [{"resource": {"type": "group", "name": "payments-",
                                                            "patternType": "prefix"}, "operations": ["Read"]}]
@@ -278,7 +278,7 @@ def test_another_users_password_for_a_kafka_user_is_refused(webhook):
 
 
 def test_a_restricted_tenants_topic_on_a_cloud_cluster_is_refused(webhook):
-    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic = _generated(webhook, "kafkatopic_kafka-cloud_onprem.payments.refunds.yaml")
     topic["metadata"]["name"] = topic["spec"]["topicName"] = "risk.exposures-copy"
     del topic["metadata"]["labels"]["mm2gov.io/tenant"]
     assert "admission_restricted_on_cloud" in _denial(webhook["api"], topic)
@@ -419,7 +419,7 @@ def _post(port: int, ca: str, bodies: list[bytes]) -> list[tuple[int, bytes]]:
 
 
 def test_ten_thousand_hostile_reviews_give_no_allow_and_no_crash(webhook):
-    base = _generated(webhook, "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml")
+    base = _generated(webhook, "kafkamirrormaker2_kafka-cloud_payments-onprem-to-cloud.yaml")
     bodies = hostile_bodies(base, 10_000)
     chunks = [bodies[i::8] for i in range(8)]
     with ThreadPoolExecutor(8) as pool:
@@ -448,7 +448,7 @@ def test_metrics_count_decisions_by_result_and_rule(webhook):
 
 
 def test_with_opa_stopped_creation_is_denied_and_says_why(webhook):
-    topic = _generated(webhook, "kafkatopic-kafka-cloud-onprem.payments.refunds.yaml")
+    topic = _generated(webhook, "kafkatopic_kafka-cloud_onprem.payments.refunds.yaml")
     topic["metadata"]["name"] = "while-opa-is-down"
     topic["spec"]["topicName"] = "onprem.payments.while-down"
     webhook["opa"].stop()

@@ -128,7 +128,7 @@ def test_the_webhook_runs_from_the_prefix(prefix: Path, bare_env: dict[str, str]
     generated = run_cli("generate", str(repo), "--out", str(tmp_path / "out"))
     assert generated.returncode == 0, generated.stderr
     mm2 = yaml.safe_load((tmp_path / "out" / "strimzi" /
-                          "kafkamirrormaker2-kafka-cloud-payments-onprem-to-cloud.yaml").read_text())
+                          "kafkamirrormaker2_kafka-cloud_payments-onprem-to-cloud.yaml").read_text())
     everything = json.loads(json.dumps(mm2))
     everything["spec"]["mirrors"][0]["topicsPattern"] = ".*"
     _governed_namespace(stack, mm2["metadata"]["namespace"])

@@ -162,7 +162,7 @@ def test_each_generated_strimzi_mirror_replicates_only_its_tenants_names(java_or
     inventory = load_inventory(ACME)
     candidates = tenant_names(inventory) + NEAR_MISSES
     mirrors = 0
-    for path in sorted((acme_generated / "strimzi").glob("kafkamirrormaker2-*.yaml")):
+    for path in sorted((acme_generated / "strimzi").glob("kafkamirrormaker2_*.yaml")):
         obj = yaml.safe_load(path.read_text())
         tenant = inventory.tenants[obj["metadata"]["labels"]["mm2gov.io/tenant"]]
         for mirror in obj["spec"]["mirrors"]:

@@ -120,3 +120,64 @@ def test_an_unknown_placeholder_in_the_template_is_an_error_not_text(monkeypatch
     monkeypatch.setattr(k8s_tenants, "TEMPLATE", template)
     with pytest.raises(ConfigError, match=r"unknown placeholder \$\{UID\}"):
         tenant_manifests({"hr": "hr"}, {}, "# header")
+
+
+def test_topics_whose_names_fold_alike_each_keep_their_kafka_topic(tmp_path):
+    """Issue 24, class 3: the old KafkaTopic name of `onprem.Payments.x` was `onprem.payments.x-<8 hex>`, which a
+    topic may be named, so one KafkaTopic file replaced the other and a topic silently lost its object. Each
+    exact topic below (one upper-case, one named like the old encoding's hashed form and one ending like the new
+    one's) keeps its own."""
+    import hashlib
+
+    from governance.model.names import literal_regex
+
+    old_hashed = "payments.x-" + hashlib.sha256(b"onprem.Payments.x").hexdigest()[:8]
+    new_hashed = "payments.x.h" + hashlib.sha256(b"onprem.Payments.x").hexdigest()[:20]  # ends like a hashed one
+    repo = tmp_path / "repo"
+    shutil.copytree(ACME, repo)
+    payments = yaml.safe_load((repo / "tenants" / "payments.yaml").read_text())
+    payments["topic_prefixes"].append("Payments.")
+    payments["flows"][0]["topics"] += [literal_regex(t) for t in ("Payments.x", old_hashed, new_hashed)]
+    (repo / "tenants" / "payments.yaml").write_text(yaml.safe_dump(payments))
+    done = run_in_process("generate", str(repo), "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    topics = {}
+    for path in (tmp_path / "out" / "strimzi").glob("kafkatopic*.yaml"):
+        [obj] = yaml.safe_load_all(path.read_text())
+        topics[obj["spec"]["topicName"]] = obj["metadata"]["name"]
+    wanted = {"onprem.Payments.x", f"onprem.{old_hashed}", f"onprem.{new_hashed}"}
+    assert wanted <= set(topics), sorted(topics)
+    assert len({topics[t] for t in wanted}) == 3
+
+
+@pytest.mark.parametrize("link", ["strimzi", "acls/cloud.json", "k8s/tenants"])
+def test_generate_never_writes_or_deletes_through_a_link_under_out(tmp_path, link):
+    """A link committed into a repo that holds generated files (OUT/strimzi -> ~) would make generate write there,
+    and its removal of stale files delete there: refused, exit 2, the outside untouched, nothing written."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.yaml").write_text("keep me\n")
+    out = tmp_path / "out"
+    (out / link).parent.mkdir(parents=True, exist_ok=True)
+    (out / link).symlink_to(outside if "." not in link else outside / "precious.yaml")
+    done = run_in_process("generate", str(ACME), "--out", str(out))
+    assert done.returncode == 2, done.stderr
+    assert f"{link} in {out} is a symbolic link" in done.stderr and "Traceback" not in done.stderr
+    assert [p.name for p in outside.iterdir()] == ["precious.yaml"]
+    assert (outside / "precious.yaml").read_text() == "keep me\n"
+    assert not (out / "mm2").exists()
+
+
+def test_two_outputs_of_one_path_write_nothing(tmp_path):
+    from dataclasses import replace
+
+    from governance.compile.write import write_outputs
+    from governance.errors import ConfigError
+
+    from governance.cli import _desired_state
+
+    _, state = _desired_state(ACME, None, "/etc/mm2gov/secrets")  # what `generate` writes for acme
+    twice = replace(state, strimzi=[*state.strimzi, {**state.strimzi[0], "spec": {"changed": True}}])
+    with pytest.raises(ConfigError, match=r"two outputs would both be strimzi/kafka"):
+        write_outputs(twice, tmp_path / "second")
+    assert not (tmp_path / "second").exists()

@@ -149,3 +149,51 @@ def test_the_input_carries_each_principals_canonical_form():
                                             ("connect-eu", ["connect-"]), ("onprem", []), ("heartbeat", [])])
 def test_an_alias_whose_remote_prefix_covers_a_reserved_topic_conflicts(alias, covered):
     assert [r.text for r in names.alias_conflicts(alias)] == covered
+
+
+# ---- Kubernetes object names (issue 24, class 3) ------------------------------------------------------
+# Every name Kafka accepts for a topic: letters, digits, `.`, `_`, `-`, 1 to 249 characters.
+TOPIC = st.text(alphabet="abcXYZ019._-", min_size=1, max_size=249).filter(lambda t: t not in (".", ".."))
+
+
+def _look_alikes(topic: str) -> list[str]:
+    """The names an attacker would declare next to `topic`: its folded forms and its own object name."""
+    return [topic, topic.lower(), topic.replace("_", "-"), topic.replace(".", "-"), names.kafka_topic_object(topic)]
+
+
+def test_the_old_kafka_topic_collision_is_gone():
+    """Old encoding: `onprem.Payments.x` became `onprem.payments.x-<8 hex>`, a name another tenant could give
+    its own topic, whose KafkaTopic then replaced the first (one file, one object)."""
+    hashed = names.kafka_topic_object("onprem.Payments.x")
+    assert names.kafka_topic_object(hashed) != hashed
+    assert len({names.kafka_topic_object(t) for t in _look_alikes("onprem.Payments_x")}) == len(
+        set(_look_alikes("onprem.Payments_x")))
+    assert names.kafka_topic_object("onprem.payments.refunds") == "onprem.payments.refunds"  # plain: as before
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(TOPIC, min_size=1, max_size=20))
+def test_kafka_topic_object_names_are_injective_even_against_look_alikes(topics):
+    declared = {look for topic in topics for look in _look_alikes(topic)}
+    objects = {names.kafka_topic_object(t) for t in declared}
+    assert len(objects) == len(declared)
+    assert all(names.is_k8s_name(o) for o in objects)
+
+
+# DNS labels up to 32 characters: flow ids of every length around Strimzi's limit, drawn quickly
+LONG_LABEL = st.text(alphabet="ab0-", max_size=30).map(lambda s: f"a{s}z")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(LONG_LABEL, LONG_LABEL, LONG_LABEL), min_size=1, max_size=20, unique=True))
+def test_mirror_maker_object_names_are_injective_and_fit_strimzis_service_names(flows):
+    ids = [names.flow_id(*f) for f in flows]
+    ids += [names.mirror_maker_object(i) for i in ids if len(i) >= names.MIRROR_MAKER_NAME_MAX]  # look-alikes
+    objects = {names.mirror_maker_object(i) for i in set(ids)}
+    assert len(objects) == len(set(ids))
+    for name in objects:
+        assert len(f"{name}-mirrormaker2-api") <= 63 and names.DNS_LABEL.match(name), name
+
+
+def test_strimzi_file_names_are_one_per_object():
+    assert names.strimzi_file("KafkaTopic", "kafka", "x-y") != names.strimzi_file("KafkaTopic", "kafka-x", "y")

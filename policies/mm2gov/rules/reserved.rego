@@ -151,6 +151,15 @@ derived contains [sprintf("principal %s (in its canonical form)", [canonical_pri
 	some i, principal in tenant.principals
 }
 
+# The Kubernetes objects of each flow on a Strimzi target (KafkaMirrorMaker2, the KafkaTopic of each exact
+# remote topic), named by governance/model/names.py: two topics whose names fold to one object name would
+# make one object of two, and the second topic would be dropped.
+derived contains [sprintf("%s %s/%s", [obj.kind, obj.namespace, obj.name]), obj.owner, sprintf("tenant %s's flow %s -> %s (%s)", [name, flow.source, flow.target, obj.what]), name, sprintf("tenants/%s/flows/%d", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, flow in tenant.flows
+	some obj in object.get(flow, "k8s_objects", [])
+}
+
 derived contains [sprintf("namespace %s", [namespace]), name, sprintf("tenant %s", [name]), name, namespace_path(name, tenant)] if {
 	some name, tenant in input.tenants
 	namespace := tenant.names.namespace
@@ -169,7 +178,7 @@ violations contains lib.violation("derived_name_collision", "critical", name, ms
 	key in shared_keys
 	others := {other | some [k, o, other, _, _] in derived; k == key; o != owner}
 	msg := sprintf(
-		"%s: mm2gov would derive the same %s for it and for %s, so one password, certificate, Secret, namespace or MirrorMaker 2 would serve both; rename one of them",
+		"%s: mm2gov would derive the same %s for it and for %s, so one password, certificate, Secret, namespace, MirrorMaker 2 or Kubernetes object would serve both; rename one of them",
 		[shown, key, concat(" and ", sort(others))],
 	)
 	loc := lib.location(path)

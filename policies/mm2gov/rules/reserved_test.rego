@@ -94,7 +94,7 @@ test_derived_name_collisions_name_both_owners if {
 		["payments", "tenants/payments.yaml:1"], ["marketing", "tenants/marketing.yaml:1"],
 	}
 	some v in vs
-	v.message == "tenant marketing: mm2gov would derive the same namespace payments for it and for tenant payments, so one password, certificate, Secret, namespace or MirrorMaker 2 would serve both; rename one of them"
+	v.message == "tenant marketing: mm2gov would derive the same namespace payments for it and for tenant payments, so one password, certificate, Secret, namespace, MirrorMaker 2 or Kubernetes object would serve both; rename one of them"
 }
 
 test_flow_and_mm2_secret_collisions_fire if {
@@ -139,4 +139,30 @@ test_principals_equal_in_canonical_form_collide if {
 	b := with_names(fx.tenant("marketing", {"principals": [{"name": "User:app\u200b", "canonical": "user:app", "access": ["read"]}]}), "marketing", [["s2"]])
 	vs := reserved.violations with input as repo([a, b])
 	fx.hits(vs, "derived_name_collision") == {["payments", "tenants/payments.yaml:10"], ["marketing", "tenants/marketing.yaml:10"]}
+}
+
+# Two tenants' remote topics whose names fold to one KafkaTopic object name (names.kafka_topic_object hashes
+# every name that is not a Kubernetes name, so this takes two exact names, or a hash collision): one object
+# would stand for both topics and one of them would be dropped.
+kafka_topic(t, n) := {"kind": "KafkaTopic", "namespace": "kafka-cloud", "name": n, "owner": sprintf("topic %s", [t]), "what": sprintf("the KafkaTopic of its remote topic %s", [t])}
+
+test_kafka_topic_object_collisions_name_both_owners if {
+	f := object.union(fx.payments.flows[0], {"k8s_objects": [kafka_topic("onprem.payments.a", "same")]})
+	g := object.union(fx.marketing.flows[0], {"k8s_objects": [kafka_topic("onprem.marketing.a", "same")]})
+	a := with_names(object.union(fx.payments, {"flows": [f]}), "payments", [])
+	b := with_names(object.union(fx.marketing, {"flows": [g]}), "marketing", [])
+	vs := reserved.violations with input as repo([a, b])
+	fx.hits(vs, "derived_name_collision") == {["payments", "tenants/payments.yaml:14"], ["marketing", "tenants/marketing.yaml:14"]}
+	some v in vs
+	v.tenant == "payments"
+	v.message == "tenant payments's flow onprem -> cloud (the KafkaTopic of its remote topic onprem.payments.a): mm2gov would derive the same KafkaTopic kafka-cloud/same for it and for tenant marketing's flow cloud -> onprem (the KafkaTopic of its remote topic onprem.marketing.a), so one password, certificate, Secret, namespace, MirrorMaker 2 or Kubernetes object would serve both; rename one of them"
+}
+
+# One topic declared by two flows of one tenant is one owner: no collision.
+test_one_topic_twice_is_one_owner if {
+	t := {"kind": "KafkaTopic", "namespace": "kafka-cloud", "name": "x", "owner": "topic x", "what": "the KafkaTopic of its remote topic x"}
+	f := object.union(fx.payments.flows[0], {"k8s_objects": [t, t]})
+	a := with_names(object.union(fx.payments, {"flows": [f, f]}), "payments", [])
+	vs := reserved.violations with input as repo([a])
+	fx.hits(vs, "derived_name_collision") == set()
 }
