@@ -272,6 +272,22 @@ repo := {
 					],
 					"id": "logistics-onprem-to-cloud",
 					"internal_prefix": "mm2gov.logistics-onprem-to-cloud.",
+					"k8s_objects": [
+						{
+							"kind": "KafkaMirrorMaker2",
+							"name": "logistics-onprem-to-cloud",
+							"namespace": "kafka-cloud",
+							"owner": "flow logistics-onprem-to-cloud",
+							"what": "its KafkaMirrorMaker2",
+						},
+						{
+							"kind": "KafkaTopic",
+							"name": "logistics.shipments",
+							"namespace": "kafka-cloud",
+							"owner": "topic logistics.shipments",
+							"what": "the KafkaTopic of its remote topic logistics.shipments",
+						},
+					],
 					"mm2_policy_config": {
 						"mm2gov.flow.checkpoints.topic": "mm2gov.logistics-onprem-to-cloud.checkpoints",
 						"mm2gov.flow.heartbeats.topic": "mm2gov.logistics-onprem-to-cloud.heartbeats",
@@ -384,6 +400,22 @@ repo := {
 					],
 					"id": "marketing-onprem-to-cloud",
 					"internal_prefix": "mm2gov.marketing-onprem-to-cloud.",
+					"k8s_objects": [
+						{
+							"kind": "KafkaMirrorMaker2",
+							"name": "marketing-onprem-to-cloud",
+							"namespace": "kafka-cloud",
+							"owner": "flow marketing-onprem-to-cloud",
+							"what": "its KafkaMirrorMaker2",
+						},
+						{
+							"kind": "KafkaTopic",
+							"name": "onprem.marketing.campaigns",
+							"namespace": "kafka-cloud",
+							"owner": "topic onprem.marketing.campaigns",
+							"what": "the KafkaTopic of its remote topic onprem.marketing.campaigns",
+						},
+					],
 					"mm2_policy_config": {
 						"mm2gov.flow.checkpoints.topic": "mm2gov.marketing-onprem-to-cloud.checkpoints",
 						"mm2gov.flow.heartbeats.topic": "mm2gov.marketing-onprem-to-cloud.heartbeats",
@@ -510,6 +542,22 @@ repo := {
 					],
 					"id": "payments-onprem-to-cloud",
 					"internal_prefix": "mm2gov.payments-onprem-to-cloud.",
+					"k8s_objects": [
+						{
+							"kind": "KafkaMirrorMaker2",
+							"name": "payments-onprem-to-cloud",
+							"namespace": "kafka-cloud",
+							"owner": "flow payments-onprem-to-cloud",
+							"what": "its KafkaMirrorMaker2",
+						},
+						{
+							"kind": "KafkaTopic",
+							"name": "onprem.payments.refunds",
+							"namespace": "kafka-cloud",
+							"owner": "topic onprem.payments.refunds",
+							"what": "the KafkaTopic of its remote topic onprem.payments.refunds",
+						},
+					],
 					"mm2_policy_config": {
 						"mm2gov.flow.checkpoints.topic": "mm2gov.payments-onprem-to-cloud.checkpoints",
 						"mm2gov.flow.heartbeats.topic": "mm2gov.payments-onprem-to-cloud.heartbeats",
@@ -602,6 +650,7 @@ repo := {
 					],
 					"id": "payments-onprem-to-onprem-dr",
 					"internal_prefix": "mm2gov.payments-onprem-to-onprem-dr.",
+					"k8s_objects": [],
 					"mm2_policy_config": {
 						"mm2gov.flow.checkpoints.topic": "mm2gov.payments-onprem-to-onprem-dr.checkpoints",
 						"mm2gov.flow.heartbeats.topic": "mm2gov.payments-onprem-to-onprem-dr.heartbeats",
@@ -742,6 +791,7 @@ repo := {
 					],
 					"id": "risk-onprem-to-onprem-dr",
 					"internal_prefix": "mm2gov.risk-onprem-to-onprem-dr.",
+					"k8s_objects": [],
 					"mm2_policy_config": {
 						"mm2gov.flow.checkpoints.topic": "mm2gov.risk-onprem-to-onprem-dr.checkpoints",
 						"mm2gov.flow.heartbeats.topic": "mm2gov.risk-onprem-to-onprem-dr.heartbeats",
