@@ -79,6 +79,9 @@ TENANCY_SCHEMAS: dict[str, StructType] = {
     "flows": _schema(("tenant", S, False), ("flow_id", S, False), ("source", S, False), ("target", S, False),
                      ("replication_policy", S, False), ("topics", STRINGS, False), ("groups", STRINGS, False)),
     "markers": _schema(("tenant", S, False), ("header", S, False), ("value", S, False)),
+    # Each tenant's data classification (public | internal | confidential | restricted): what a finding
+    # about reach into its data weighs (checks.common.data_severity).
+    "classifications": _schema(("tenant", S, False), ("classification", S, False)),
     # Reviewed cross-tenant reads: from_tenant lets to_tenant's principals read names under
     # prefix; cluster null = the granting tenant's own names anywhere, else a remote prefix
     # on that flow target (as compile/acls.py grants them).
@@ -135,6 +138,7 @@ class Tenancy:
     clusters: DataFrame
     mm2_scopes: DataFrame
     mm2_topics: DataFrame
+    classifications: DataFrame
     # Small driver-side values derived from these tables (e.g. ownership lookups), computed once.
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -76,6 +76,11 @@ class GrantRow(NamedTuple):
     cluster: str | None
 
 
+class ClassificationRow(NamedTuple):
+    tenant: str
+    classification: str
+
+
 class ClusterRow(NamedTuple):
     cluster: str
     zone: str
@@ -115,6 +120,7 @@ def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
     rows: dict[str, set[tuple]] = {name: set() for name in TENANCY_SCHEMAS}
     rows["clusters"] = {ClusterRow(alias, cluster.zone) for alias, cluster in inventory.clusters.items()}
     for name, tenant in inventory.tenants.items():
+        rows["classifications"].add(ClassificationRow(name, tenant.classification))
         for prefix in tenant.topic_prefixes:
             rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, None, "own", None))
         for prefix in tenant.group_prefixes:

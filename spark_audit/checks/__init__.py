@@ -18,6 +18,7 @@ from spark_audit.checks.acl_wildcard import check as acl_wildcard
 from spark_audit.checks.group_cross_tenant import check as group_cross_tenant
 from spark_audit.checks.internal_topic_exposed import check as internal_topic_exposed
 from spark_audit.checks.mm2_principal_overreach import check as mm2_principal_overreach
+from spark_audit.checks.principal_lookalike import check as principal_lookalike
 from spark_audit.checks.record_tenant_mismatch import check as record_tenant_mismatch
 from spark_audit.checks.replication_gap import check as replication_gap
 from spark_audit.checks.topic_scope_mismatch import check as topic_scope_mismatch
@@ -30,6 +31,7 @@ CHECKS: dict[str, ModuleType] = {module.CHECK_ID: module for module in (
     mm2_principal_overreach,
     internal_topic_exposed,
     acl_stale,
+    principal_lookalike,
     topic_unowned,
     topic_scope_mismatch,
     group_cross_tenant,
@@ -39,5 +41,7 @@ CHECKS: dict[str, ModuleType] = {module.CHECK_ID: module for module in (
 # Checks whose findings state cross-tenant reach (spark_audit.evidence: `reach`, `reach_unknown`);
 # the others pass NO_REACH. The report's tenant x tenant matrix is made of these.
 REACH_CHECKS = ("ACL_CROSS_TENANT", "ACL_WILDCARD", "ACL_PREFIX_OVERLAP", "MM2_PRINCIPAL_OVERREACH",
-                "INTERNAL_TOPIC_EXPOSED", "TOPIC_SCOPE_MISMATCH", "GROUP_CROSS_TENANT", "RECORD_TENANT_MISMATCH")
-ACL_CHECKS = ("ACL_CROSS_TENANT", "ACL_WILDCARD", "ACL_PREFIX_OVERLAP", "MM2_PRINCIPAL_OVERREACH", "ACL_STALE")
+                "INTERNAL_TOPIC_EXPOSED", "TOPIC_SCOPE_MISMATCH", "GROUP_CROSS_TENANT", "RECORD_TENANT_MISMATCH",
+                "PRINCIPAL_LOOKALIKE")
+ACL_CHECKS = ("ACL_CROSS_TENANT", "ACL_WILDCARD", "ACL_PREFIX_OVERLAP", "MM2_PRINCIPAL_OVERREACH", "ACL_STALE",
+              "PRINCIPAL_LOOKALIKE")

@@ -55,3 +55,25 @@ def who(principal: Column, tenant: Column) -> Column:
 def kind_of(resource_type: Column) -> Column:
     """'topic' / 'group' / 'cluster': how messages and tenant_prefixes.kind name a resource type."""
     return F.lower(resource_type)
+
+
+# What reach into a tenant's data weighs, by the data's classification: restricted and confidential data
+# read by someone nobody answers for is a breach (critical), internal data a serious one (high), public data
+# is readable by design (medium: still an identity with no owner).
+DATA_SEVERITY = {"restricted": "critical", "confidential": "critical", "internal": "high", "public": "medium"}
+SEVERITY_ORDER = ("info", "low", "medium", "high", "critical")
+
+
+def data_severity(owners: Column, tenancy: Tenancy) -> Column:
+    """The severity of reach into the data of `owners` (an array of tenant names): the highest of their
+    classifications' (DATA_SEVERITY). A tenant without a known classification weighs as restricted data
+    (fail closed). The classifications are a small table, read once per audit (`tenancy.memo`)."""
+    if "data_levels" not in tenancy.memo:
+        tenancy.memo["data_levels"] = {
+            row.tenant: SEVERITY_ORDER.index(DATA_SEVERITY.get(row.classification, "critical"))
+            for row in tenancy.classifications.collect()}
+    levels: dict[str, int] = tenancy.memo["data_levels"]
+    worst = F.lit(len(SEVERITY_ORDER) - 1)
+    table = F.create_map(*[part for tenant, level in sorted(levels.items()) for part in (F.lit(tenant), F.lit(level))])
+    ranks = F.transform(owners, lambda t: F.coalesce(F.try_element_at(table, t), worst) if levels else worst)
+    return F.element_at(F.array(*map(F.lit, SEVERITY_ORDER)), F.coalesce(F.array_max(ranks), worst) + 1)

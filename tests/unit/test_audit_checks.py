@@ -29,6 +29,7 @@ from governance.model.names import (
 )
 from spark_audit.catalog import SEVERITIES, meta
 from spark_audit.checks import CHECKS, REACH_CHECKS
+from spark_audit.checks.common import DATA_SEVERITY
 from spark_audit.evidence import REACH, REACH_UNKNOWN, reach_of
 from spark_audit.findings import COLUMNS
 from spark_audit.model import acl_row, snapshot_frames, tenancy_frames
@@ -40,6 +41,7 @@ from tests.conftest import REPO_ROOT, run_cli
 
 ACME = REPO_ROOT / "examples" / "acme"
 CLUSTERS = ("onprem", "cloud", "onprem-dr")
+CLASSIFICATION = {name: t.classification for name, t in load_inventory(ACME).tenants.items()}
 # Derived names of the flows to onprem-dr (the model encodes the '-' of a cluster alias)
 PAYMENTS_DR_INTERNAL = mm2_internal_prefix(flow_id("payments", "onprem", "onprem-dr"))
 RISK_DR_INTERNAL = mm2_internal_prefix(flow_id("risk", "onprem", "onprem-dr"))
@@ -544,6 +546,45 @@ def test_acl_stale(results):
     assert by_resource(found)[("mm2", "User:mm2")]["evidence"]["acl_bindings"] == 0
 
 
+# Look-alikes of declared, MM2 and admin principals (issue 24, class 6): ACL_STALE alone called them medium.
+LEAKS["PRINCIPAL_LOOKALIKE"] = {
+    "acls": [
+        allow("onprem", "User:MM2-payments-onprem-to-cloud", "READ", "TOPIC", "payments."),  # a flow's MM2, in caps
+        allow("cloud", "User:admin ", "READ", "TOPIC", "logistics.shipments", "LITERAL"),  # the admin, a blank
+        allow("onprem", "User:MM2-ghost", "WRITE", "TOPIC", "marketing.campaigns", "LITERAL"),  # reserved prefix
+        # a look-alike whose only binding a DENY cancels reaches nothing; one on no tenant's names neither
+        allow("onprem", "User:Payments-App", "READ", "TOPIC", "payments.orders", "LITERAL"),
+        deny("onprem", "User:Payments-App", "ALL", "TOPIC", "payments."),
+        allow("onprem", "User:HR-app", "READ", "TOPIC", "stray", "LITERAL"),
+        # exact reserved names nobody declares are ACL_STALE's left-overs, not look-alikes
+        allow("onprem-dr", "User:mm2-hr-onprem-to-onprem-dr", "READ", "TOPIC", "hr."),
+    ],
+    "scram_users": [("onprem", "ma\u200brketing-app")],  # a zero-width look-alike with no binding: no reach
+}
+
+
+def test_principal_lookalike(results):
+    found = results["PRINCIPAL_LOOKALIKE"]
+    assert keys(found) == {("", "onprem", "MM2-payments-onprem-to-cloud", "User:MM2-payments-onprem-to-cloud"),
+                           ("", "cloud", "admin ", "User:admin "), ("", "onprem", "MM2-ghost", "User:MM2-ghost")}
+    got = {f["principal"]: f for f in found}
+    mm2 = got["User:MM2-payments-onprem-to-cloud"]
+    assert mm2["severity"] == "critical"  # payments' data is confidential
+    assert mm2["evidence"]["imitated"] == PAYMENTS_MM2 and mm2["evidence"]["imitates"] == "mm2 principal of tenant payments"
+    assert mm2["evidence"]["operations"] == ["DESCRIBE", "READ"] and mm2["evidence"]["reaches_tenants"] == ["payments"]
+    assert got["User:admin "]["severity"] == "high"  # logistics' data is internal
+    assert got["User:admin "]["message"] == (
+        "User:admin  is declared by no tenant but is named like User:admin (an admin (super user) principal) and "
+        "can DESCRIBE, READ names of tenant(s) logistics on cloud")
+    assert got["User:MM2-ghost"]["evidence"]["imitated"] == "User:mm2-*"
+    assert reach(found) == {
+        ("onprem", "MM2-payments-onprem-to-cloud", "User:MM2-payments-onprem-to-cloud"): [("", "payments")],
+        ("cloud", "admin ", "User:admin "): [("", "logistics")],
+        ("onprem", "MM2-ghost", "User:MM2-ghost"): [("", "marketing")]}
+    # the default --fail-on high fails on every one of them (ACL_STALE's medium would not)
+    assert all(SEVERITIES.index(f["severity"]) >= SEVERITIES.index("high") for f in found)
+
+
 LEAKS["TOPIC_UNOWNED"] = {"topics": [
     ("onprem", "stray", 1), ("cloud", "onprem.hr.staff", 1), ("cloud", "connect-configs", 1),
     ("onprem", "mm2gov.payments-onprem-to-cloud.configs", 1),  # a flow's internals off its target
@@ -581,18 +622,32 @@ LEAKS["GROUP_CROSS_TENANT"] = {"group_offsets": [
     ("onprem", "marketing-bi", "payments.orders", 0, 42),
     ("onprem", "marketing-bi", "payments.orders", 1, 40),
     ("cloud", "risk-analytics", "onprem.payments.orders", 0, 5),
-    ("onprem", "adhoc", "payments.orders", 0, 1),  # nobody's group: not this check's
+    # groups outside every tenant's prefixes (issue 24, class 6: reported by no check before): payments'
+    # data is confidential, logistics' internal; a group of no tenant on a topic of no tenant is not a read
+    # of a tenant's data (TOPIC_UNOWNED reports the topic)
+    ("onprem", "adhoc", "payments.orders", 0, 1),
+    ("cloud", "ADHOC-2", "logistics.shipments", 0, 9),
+    ("onprem", "adhoc", "stray.topic", 0, 1),
 ]}
 
 
 def test_group_cross_tenant(results):
     found = results["GROUP_CROSS_TENANT"]
-    assert keys(found) == {("marketing", "onprem", "marketing-bi", ""), ("risk", "cloud", "risk-analytics", "")}
+    assert keys(found) == {("marketing", "onprem", "marketing-bi", ""), ("risk", "cloud", "risk-analytics", ""),
+                           ("", "onprem", "adhoc", ""), ("", "cloud", "ADHOC-2", "")}
     bi = by_resource(found)[("marketing-bi", "")]
     assert bi["evidence"]["topic"] == "payments.orders" and bi["evidence"]["topic_owner"] == "payments"
     assert bi["evidence"]["offsets"] == [{"partition": 0, "offset": 42}, {"partition": 1, "offset": 40}]
     assert reach(found) == {("onprem", "marketing-bi", ""): [("marketing", "payments")],
-                            ("cloud", "risk-analytics", ""): [("risk", "payments")]}
+                            ("cloud", "risk-analytics", ""): [("risk", "payments")],
+                            ("onprem", "adhoc", ""): [("", "payments")], ("cloud", "ADHOC-2", ""): [("", "logistics")]}
+    severity = {f["resource_name"]: f["severity"] for f in found}
+    # tenants' groups: critical; no tenant's: the data's weight (confidential: critical, internal: high)
+    assert severity == {"marketing-bi": "critical", "risk-analytics": "critical", "adhoc": "critical",
+                        "ADHOC-2": "high"}
+    assert by_resource(found)[("ADHOC-2", "")]["message"] == (
+        "group ADHOC-2, which no tenant owns, has committed offsets on cloud topic logistics.shipments owned by "
+        "logistics")
 
 
 LEAKS["RECORD_TENANT_MISMATCH"] = {"records": [
@@ -706,6 +761,10 @@ PLANTED_CELLS = {
     ("*", "payments"): {"ACL_CROSS_TENANT": 1, "INTERNAL_TOPIC_EXPOSED": 1},  # User:*
     ("logistics", "payments"): {"ACL_PREFIX_OVERLAP": 1, "INTERNAL_TOPIC_EXPOSED": 1},  # a shared checkpoints topic
     ("payments", "logistics"): {"INTERNAL_TOPIC_EXPOSED": 1},
+    # reach from no tenant: groups outside every tenant's prefixes, look-alike principals (issue 24, class 6)
+    ("", "payments"): {"GROUP_CROSS_TENANT": 1, "PRINCIPAL_LOOKALIKE": 1},
+    ("", "logistics"): {"GROUP_CROSS_TENANT": 1, "PRINCIPAL_LOOKALIKE": 1},
+    ("", "marketing"): {"PRINCIPAL_LOOKALIKE": 1},
 }
 
 
@@ -715,12 +774,12 @@ def test_the_report_matrix_counts_what_the_detectors_find(results):
     planted = [f for name, found in results.items() if name != "PASSED" and ":" not in name for f in found]
     m = access_matrix(AuditRun(run_id="r", started="", repo="acme", clusters=list(CLUSTERS), tenants=tenants,
                                findings=planted))
-    assert m["tenants"] == [*tenants, "*"]
+    assert m["tenants"] == [*tenants, "*", ""]
     cells = {(a, b): n for a, row in m["counts"].items() for b, n in row.items() if n}
     assert cells == {cell: sum(checks.values()) for cell, checks in PLANTED_CELLS.items()}
     assert m["counts"]["marketing"]["payments"] == 15  # marketing reaches payments: row marketing, column payments
     assert {(a, b): checks for a, row in m["checks"].items() for b, checks in row.items()} == PLANTED_CELLS
-    assert m["total"] == 32 and m["max"] == 15
+    assert m["total"] == 37 and m["max"] == 15
     # reach that names no tenant pair is counted aside, never in a cell
     assert set(m["unattributed"]) == {"ACL_WILDCARD", "INTERNAL_TOPIC_EXPOSED", "MM2_PRINCIPAL_OVERREACH",
                                       "RECORD_TENANT_MISMATCH", "TOPIC_SCOPE_MISMATCH"}
@@ -734,6 +793,11 @@ def test_findings_have_the_contract_shape(results):
     assert all(tuple(f) == COLUMNS for found in results.values() for f in found)
     for f in (f for found in results.values() for f in found):  # the catalog's severity, but duplicates only
         lower = f["check_id"] == "REPLICATION_GAP" and f["evidence"]["missing"] == 0
+        if f["check_id"] == "PRINCIPAL_LOOKALIKE" or (f["check_id"] == "GROUP_CROSS_TENANT" and not f["tenant"]):
+            # weighed by the data reached: the highest DATA_SEVERITY of the owners' classifications
+            owners = [owner for _, owner in reach_of(f["evidence"])]
+            assert f["severity"] == max((DATA_SEVERITY[CLASSIFICATION[o]] for o in owners), key=SEVERITIES.index), f
+            continue
         assert f["severity"] == ("low" if lower else meta(f["check_id"]).severity), f
 
 

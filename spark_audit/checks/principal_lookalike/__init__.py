@@ -1,0 +1,1 @@
+"""PRINCIPAL_LOOKALIKE: see check.py."""
