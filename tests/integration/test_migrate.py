@@ -17,25 +17,24 @@ the real 3.9.2 MM2 writes to the top-level one, which is the one migrate reads.
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 import yaml
-from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka import KafkaException
 
 from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.model.names import connect_names, flow_id
-from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_mm2_exactly_once import audit_counts
 from tests.integration.test_replication_policy import paced
 from tests.tools.in_process import run_in_process
-from tests.tools.offsets import deepest_partition, end_offsets
+from tests.tools.offsets import deepest_partition, end_offsets, read_to_end
 from tests.tools.wait import wait_for
 
 PARTITIONS = 3
@@ -51,23 +50,10 @@ AFTER_RECORDS = 1_500  # per tenant produced after the flows started, before the
 
 def read_partitions(config: dict[str, Any], topic: str) -> dict[int, list[tuple[int, bytes]]]:
     """(offset, value) of every committed record of each partition, to the partition's end."""
-    consumer = Consumer({**config, "group.id": f"migrate-check-{uuid.uuid4().hex[:8]}", "enable.auto.commit": False,
-                         "isolation.level": "read_committed", "auto.offset.reset": "earliest"})
-    try:
-        partitions = [TopicPartition(topic, p, 0) for p in range(PARTITIONS)]
-        ends = {p.partition: consumer.get_watermark_offsets(p, timeout=20, cached=False)[1] for p in partitions}
-        consumer.assign(partitions)
-        found: dict[int, list[tuple[int, bytes]]] = {p: [] for p in range(PARTITIONS)}
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            for message in consumer.consume(10_000, timeout=1.0):
-                assert message.error() is None, message.error()
-                found[message.partition()].append((message.offset(), message.value()))
-            if all(p.offset >= ends[p.partition] for p in consumer.position(partitions)):
-                return found
-        raise AssertionError(f"{topic} not read to its end {ends} in 300 s")
-    finally:
-        consumer.close()
+    found: dict[int, list[tuple[int, bytes]]] = {p: [] for p in range(PARTITIONS)}
+    for partition, offset, _key, record in read_to_end(config, topic, range(PARTITIONS))[0]:
+        found[partition].append((offset, record))
+    return found
 
 
 def copied(config: dict[str, Any], topic: str) -> int:
@@ -105,8 +91,9 @@ def cutover(stack, audit_in_process, tmp_path_factory) -> Iterator[dict[str, Any
     source, target = stack.kafka["source"], stack.kafka["target"]
     topics = {name: f"{name}.events" for name in tenants}
     create_topics(admin_client(source.admin_config()), topics.values(), partitions=PARTITIONS)
-    assert run_cli("apply", str(repo), "--secrets-dir", str(secrets)).returncode == 0
-    generated = run_cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
+    applied = run_in_process("apply", str(repo), "--secrets-dir", str(secrets))
+    assert applied.returncode == 0, applied.stderr
+    generated = run_in_process("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
     assert generated.returncode == 0, generated.stderr
     flows = {name: flow_id(name, "source", "target") for name in tenants}
     properties = {}
@@ -150,9 +137,12 @@ def cutover(stack, audit_in_process, tmp_path_factory) -> Iterator[dict[str, Any
         result["again"] = migrate("--legacy", str(legacy), *args, "--apply")
         assert result["applied"][0] == 0, result["applied"]
         produced_at_start = feeder.produced
-        for name, flow in flows.items():
-            stack.start_mirrormaker(flow, properties[name])
-            started.append(flow)
+        def start(name: str) -> None:
+            stack.start_mirrormaker(flows[name], properties[name])
+            started.append(flows[name])
+
+        with ThreadPoolExecutor(len(flows)) as pool:  # both flows' MM2s at once: their JVM starts overlap
+            list(pool.map(start, flows))
         wait_for(f"{AFTER_RECORDS} more records produced", lambda: feeder.produced >= produced_at_start
                  + AFTER_RECORDS or feeder.error, 300)
         feeder.halt.set()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import KafkaException, Producer
 
 from governance.devstack.mirrormaker import MirrorMaker
 from governance.devstack.repo import write_stack_repo
@@ -34,7 +33,7 @@ from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_replication_policy import paced
-from tests.tools.offsets import deepest_partition, total_end_offset
+from tests.tools.offsets import deepest_partition, read_to_end, total_end_offset
 from tests.tools.wait import wait_for
 
 log = logging.getLogger(__name__)
@@ -55,24 +54,8 @@ FLUSH = {"target.offset.flush.interval.ms": "2000"}
 
 def read_all(config: dict[str, Any], topic: str, isolation: str = "read_committed") -> tuple[list[bytes], int]:
     """Every record of `topic` to its end (values), and the sum of its partitions' end offsets."""
-    consumer = Consumer({**config, "group.id": f"eos-check-{uuid.uuid4().hex[:8]}", "enable.auto.commit": False,
-                         "isolation.level": isolation, "auto.offset.reset": "earliest"})
-    try:
-        partitions = [TopicPartition(topic, p, 0) for p in range(PARTITIONS)]
-        ends = {p.partition: consumer.get_watermark_offsets(p, timeout=20, cached=False)[1] for p in partitions}
-        consumer.assign(partitions)
-        values: list[bytes] = []
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            for message in consumer.consume(10_000, timeout=1.0):
-                assert message.error() is None, message.error()
-                values.append(message.value())
-            positions = consumer.position(partitions)
-            if all(p.offset >= ends[p.partition] for p in positions):
-                return values, sum(ends.values())
-        raise AssertionError(f"{topic} not read to its end {ends} in 300 s")
-    finally:
-        consumer.close()
+    records, ends = read_to_end(config, topic, range(PARTITIONS), isolation)
+    return [value for *_, value in records], sum(ends.values())
 
 
 def copied(config: dict[str, Any], topic: str) -> int:

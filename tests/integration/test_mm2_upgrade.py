@@ -34,7 +34,7 @@ from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_replication_policy import group_offsets, paced
-from tests.tools.offsets import end_offsets
+from tests.tools.offsets import end_offsets, read_to_end
 from tests.tools.wait import wait_for
 
 log = logging.getLogger(__name__)
@@ -54,25 +54,7 @@ STOPPED_LINE = b"Kafka MirrorMaker stopped"
 def read_topic(config: dict[str, Any], topic: str, partitions: int,
                isolation: str = "read_committed") -> list[tuple[int, int, bytes | None, bytes | None]]:
     """Every record of `topic` to its end: (partition, offset, key, value), in each partition's order."""
-    consumer = Consumer({**config, "group.id": f"upgrade-check-{uuid.uuid4().hex[:8]}", "enable.auto.commit": False,
-                         "isolation.level": isolation, "auto.offset.reset": "earliest"})
-    try:
-        marks = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)
-                 for p in range(partitions)}
-        ends = {p: high for p, (low, high) in marks.items() if high > low}  # empty partitions: nothing to read
-        assigned = [TopicPartition(topic, p, 0) for p in ends]
-        consumer.assign(assigned)
-        records: list[tuple[int, int, bytes | None, bytes | None]] = []
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            for message in consumer.consume(10_000, timeout=1.0):
-                assert message.error() is None, message.error()
-                records.append((message.partition(), message.offset(), message.key(), message.value()))
-            if all(p.offset >= ends[p.partition] for p in consumer.position(assigned)):
-                return records
-        raise AssertionError(f"{topic} not read to its end {ends} in 300 s")
-    finally:
-        consumer.close()
+    return read_to_end(config, topic, range(partitions), isolation)[0]
 
 
 def commit_at_end(config: dict[str, Any], topic: str, group: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterable
 from typing import Any
@@ -33,3 +34,36 @@ def deepest_partition(*topics: tuple[dict[str, Any], str]) -> int:
     (--records-per-partition) of this many reads every record of them, transaction markers included, and no
     deeper into the other topics a shared test stack holds."""
     return max(max(end_offsets(config, topic).values(), default=0) for config, topic in topics)
+
+
+Record = tuple[int, int, "bytes | None", "bytes | None"]  # partition, offset, key, value
+
+
+def read_to_end(config: dict[str, Any], topic: str, partitions: Iterable[int],
+                isolation: str = "read_committed", timeout: float = 300) -> tuple[list[Record], dict[int, int]]:
+    """Every record of `topic`'s `partitions` to each one's end as of the call: (partition, offset, key, value)
+    in each partition's order, and those ends. Empty partitions are not read. `consume` returns early only once
+    its batch is full, so a short timeout per call (and the broker answering an empty fetch at once:
+    fetch.wait.max.ms) keeps the tail of a read from waiting a second per call."""
+    consumer = Consumer({**config, "group.id": f"mm2gov-test-read-{uuid.uuid4().hex[:8]}", "enable.auto.commit": False,
+                         "isolation.level": isolation, "auto.offset.reset": "earliest", "fetch.wait.max.ms": 10})
+    try:
+        marks = {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)
+                 for p in partitions}
+        ends = {p: high for p, (low, high) in marks.items() if high > low}
+        everything = {p: high for p, (_, high) in marks.items()}
+        assigned = [TopicPartition(topic, p, 0) for p in ends]
+        consumer.assign(assigned)
+        records: list[Record] = []
+        deadline = time.monotonic() + timeout
+        while assigned and time.monotonic() < deadline:
+            for message in consumer.consume(10_000, timeout=0.2):
+                assert message.error() is None, message.error()
+                records.append((message.partition(), message.offset(), message.key(), message.value()))
+            if all(p.offset >= ends[p.partition] for p in consumer.position(assigned)):
+                return records, everything
+        if not assigned:
+            return records, everything
+        raise AssertionError(f"{topic} not read to its end {ends} in {timeout} s")
+    finally:
+        consumer.close()

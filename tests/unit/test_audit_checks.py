@@ -570,8 +570,10 @@ def test_principal_lookalike(results):
     got = {f["principal"]: f for f in found}
     mm2 = got["User:MM2-payments-onprem-to-cloud"]
     assert mm2["severity"] == "critical"  # payments' data is confidential
-    assert mm2["evidence"]["imitated"] == PAYMENTS_MM2 and mm2["evidence"]["imitates"] == "mm2 principal of tenant payments"
-    assert mm2["evidence"]["operations"] == ["DESCRIBE", "READ"] and mm2["evidence"]["reaches_tenants"] == ["payments"]
+    assert mm2["evidence"]["imitated"] == PAYMENTS_MM2
+    assert mm2["evidence"]["imitates"] == "mm2 principal of tenant payments"
+    assert mm2["evidence"]["operations"] == ["DESCRIBE", "READ"]
+    assert mm2["evidence"]["reaches_tenants"] == ["payments"]
     assert got["User:admin "]["severity"] == "high"  # logistics' data is internal
     assert got["User:admin "]["message"] == (
         "User:admin  is declared by no tenant but is named like User:admin (an admin (super user) principal) and "

@@ -171,10 +171,9 @@ def test_generate_never_writes_or_deletes_through_a_link_under_out(tmp_path, lin
 def test_two_outputs_of_one_path_write_nothing(tmp_path):
     from dataclasses import replace
 
+    from governance.cli import _desired_state
     from governance.compile.write import write_outputs
     from governance.errors import ConfigError
-
-    from governance.cli import _desired_state
 
     _, state = _desired_state(ACME, None, "/etc/mm2gov/secrets")  # what `generate` writes for acme
     twice = replace(state, strimzi=[*state.strimzi, {**state.strimzi[0], "spec": {"changed": True}}])

@@ -58,7 +58,8 @@ def lookalikes(snapshot: Snapshot, tenancy: Tenancy) -> list[tuple[str, str, str
 
 
 def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
-    look = snapshot.acls.sparkSession.createDataFrame(lookalikes(snapshot, tenancy), "principal string, imitates string, imitated string")
+    look = snapshot.acls.sparkSession.createDataFrame(lookalikes(snapshot, tenancy),
+                                                      "principal string, imitates string, imitated string")
     resources = owned_resources(snapshot, tenancy).filter(F.col("owner").isNotNull())
     allows = allow_bindings(snapshot).join(F.broadcast(look), "principal")
     access = effective_access(allows, snapshot.acls, resources)
