@@ -37,7 +37,9 @@ MORE = 7  # produced on the source while MM2 is stopped
 
 
 def failover(repo, secrets, tenant: str, *args: str, output: str = "json") -> subprocess.CompletedProcess[str]:
-    return run_cli("failover", tenant, "--from", "source", "--to", "target", "--repo", str(repo),
+    """`mm2gov failover` in this process (tests/tools/in_process.py: the CLI's own main(), an interpreter start
+    less per run); `no_flow` below runs it as its own process."""
+    return run_in_process("failover", tenant, "--from", "source", "--to", "target", "--repo", str(repo),
                    "--secrets-dir", str(secrets), "--format", output, *args)
 
 
@@ -81,9 +83,9 @@ def prepare(stack, root, tenant: str, groups: dict[str, int], delivery: str = "a
     topic = f"{tenant}.orders"
     create_topics(admin_client(source.admin_config()), [topic])
     produce(source.admin_config(), topic, [Record(f"k{i}".encode(), f"v{i}".encode(), []) for i in range(RECORDS)])
-    applied = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
+    applied = run_in_process("apply", str(repo), "--secrets-dir", str(secrets))
     assert applied.returncode == 0, applied.stderr
-    generated = run_cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
+    generated = run_in_process("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
     assert generated.returncode == 0, generated.stderr
     app = f"{tenant}-app"
     app_config = source.client_config(app, DirSecretStore(secrets).get(scram_secret("source", f"User:{app}"),
