@@ -17,6 +17,7 @@ from typing import Any
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaException
 
 from governance.config.schema import Cluster
+from governance.errors import RuntimeFailure
 from governance.kafka import admin as kafka_admin
 from governance.kafka.apply import client_config
 from governance.secrets.store import SecretStore
@@ -75,6 +76,8 @@ def collect(clusters: dict[str, Cluster], store: SecretStore, progress: Callable
     for alias, cluster in sorted(clusters.items()):
         try:
             config = client_config(alias, cluster, store)
+            if kafka_admin.refused_everywhere(config["bootstrap.servers"]):
+                raise RuntimeFailure("every bootstrap server refused the connection")
             admin = kafka_admin.admin_client(config)
             admin.list_topics(timeout=15)
         except Exception as exc:  # noqa: BLE001 - unreachable, refused, missing secret: the cluster is a gap

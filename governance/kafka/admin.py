@@ -7,6 +7,7 @@ with a credential (client configs are not echoed).
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,12 +29,29 @@ from confluent_kafka.admin import (
     UserScramCredentialUpsertion,
 )
 
+from governance.config.regex import split_list
 from governance.errors import RuntimeFailure
 from governance.model.acl import AclBinding
 from governance.secrets.values import SecretValue
 
 log = logging.getLogger("mm2gov.kafka")
 TIMEOUT = 30.0
+
+
+def refused_everywhere(bootstrap_servers: str, timeout: float = 2.0) -> bool:
+    """Whether every bootstrap server refused a TCP connection just now. Nothing listens there, so waiting for
+    the client's metadata timeout (15 s of reconnect attempts) would only give the same answer later. Any other
+    outcome (a connection, a timeout, a name that does not resolve) is left to the client and its timeouts."""
+    for server in split_list(bootstrap_servers):
+        host, _, port = server.rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+                return False
+        except ConnectionRefusedError:
+            continue
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def admin_client(config: dict[str, Any]) -> AdminClient:

@@ -41,7 +41,11 @@ def client_config(alias: str, cluster: Cluster, store: SecretStore) -> dict[str,
 
 
 def cluster_metadata(alias: str, config: dict[str, Any], admin=None):
-    """The cluster's metadata; an unreachable cluster is one clear RuntimeFailure."""
+    """The cluster's metadata; an unreachable cluster is one clear RuntimeFailure (at once when every bootstrap
+    server refuses the connection)."""
+    if admin is None and kafka_admin.refused_everywhere(config["bootstrap.servers"]):
+        raise RuntimeFailure(f"cluster {alias} ({config['bootstrap.servers']}) unreachable: every bootstrap "
+                             "server refused the connection")
     try:
         return (admin or kafka_admin.admin_client(config)).list_topics(timeout=15)
     except Exception as exc:  # noqa: BLE001 - unreachable, refused or timed out: one message
