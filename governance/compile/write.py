@@ -14,7 +14,7 @@ from governance.compile.mm2_logging import log4j2_path, mm2_log4j2
 from governance.compile.monitoring import DUMPER
 from governance.errors import ConfigError
 from governance.model.acl import AclBinding
-from governance.model.names import strimzi_file
+from governance.model.names import is_k8s_name, strimzi_file
 
 OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring", "k8s")
 
@@ -71,6 +71,9 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
         plan(out / "acls" / f"{cluster}.json", acl_document(state.header, cluster, sorted(bindings)))
     for obj in state.strimzi:
         meta = obj["metadata"]
+        if not is_k8s_name(meta["name"]):  # principal_not_kubernetes_name refuses it first; never a path part
+            raise ConfigError(f"generate: {obj['kind']} name {meta['name']!r} is not a Kubernetes name; "
+                              "`mm2gov validate` names the principal (principal_not_kubernetes_name)")
         plan(out / "strimzi" / strimzi_file(obj["kind"], meta["namespace"], meta["name"]),
              state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
     for relative, text in sorted(state.monitoring.items()):

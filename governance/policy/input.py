@@ -63,8 +63,10 @@ def _tenant(tenant: Tenant, inventory: Inventory) -> dict[str, Any]:
     """The tenant as declared, plus every name mm2gov derives for it (never re-derived in Rego)."""
     data = tenant.model_dump()
     # Each principal's canonical form (names.canonical): what reserved.rego compares, never the text as typed.
+    # Whether its user name can name a KafkaUser (principal_not_kubernetes_name).
     for principal in data["principals"]:
         principal["canonical"] = names.canonical(principal["name"])
+        principal["kubernetes_name"] = names.is_k8s_name(names.user_name(principal["name"]))
     data["flows"] = [_flow(tenant, flow.model_dump(), inventory) for flow in tenant.flows]
     aliases = sorted(inventory.clusters)
     data["names"] = {

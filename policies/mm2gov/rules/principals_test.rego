@@ -66,3 +66,24 @@ test_partial_wildcard_principal_fires if {
 	vs := principals.violations with input as fx.repo([star])
 	fx.hits(vs, "principal_wildcard") == {["payments", "tenants/payments.yaml:12"]}
 }
+
+strimzi_repo(principal) := object.union(fx.repo([fx.tenant("payments", {"principals": [principal]})]),
+	{"clusters": {"cloud": {"strimzi_namespace": "kafka-cloud"}}})
+
+test_a_principal_that_cannot_name_a_kafka_user_fires_where_strimzi_manages_its_clusters if {
+	bad := {"name": "User:a/../../etc/x", "kubernetes_name": false, "access": ["read"]}
+	vs := principals.violations with input as strimzi_repo(bad)
+	fx.hits(vs, "principal_not_kubernetes_name") == {["payments", "tenants/payments.yaml:10"]}
+	some v in vs
+	v.rule == "principal_not_kubernetes_name"
+	contains(v.message, "principal User:a/../../etc/x gets ACLs on cloud, which Strimzi manages")
+}
+
+test_a_kubernetes_name_or_no_strimzi_passes if {
+	good := {"name": "User:payments-app", "kubernetes_name": true, "access": ["read"]}
+	vs := principals.violations with input as strimzi_repo(good)
+	fx.hits(vs, "principal_not_kubernetes_name") == set()
+	bad := {"name": "User:Payments-App", "kubernetes_name": false, "access": ["read"]}
+	no_strimzi := principals.violations with input as fx.repo([fx.tenant("payments", {"principals": [bad]})])
+	fx.hits(no_strimzi, "principal_not_kubernetes_name") == set()
+}
