@@ -1112,15 +1112,22 @@ def mutate_identity(rng: random.Random, world: World, index: int, obj: dict[str,
     if how == 0:
         metadata["namespace"] = rng.choice([*sorted(world.namespaces), "nowhere", "default", "kube-system"])
     elif how == 1:
-        metadata.setdefault("labels", {})[TENANT] = rng.choice([*tenants, "", "nobody", "PAYMENTS"])
+        metadata.setdefault("labels", {})[TENANT] = rng.choice([*tenants, "", "nobody", "PAYMENTS",
+                                                               *(look_alike(rng, t) for t in tenants)])
     elif how == 2:
         metadata.setdefault("labels", {}).pop(TENANT, None)
         metadata["namespace"] = rng.choice(sorted(world.namespaces))
     else:
-        metadata["name"] = rng.choice(
-            [b["metadata"]["name"] for b in world.bases if b["kind"] == obj["kind"]] + ["x", "payments", "mm2-x"]
-        )
+        names = [b["metadata"]["name"] for b in world.bases if b["kind"] == obj["kind"]]
+        metadata["name"] = rng.choice([*names, "x", "payments", "mm2-x", look_alike(rng, rng.choice(names))])
     return "identity", obj, []
+
+
+def look_alike(rng: random.Random, name: str) -> str:
+    """Issue 24's classes: `name` as another authority may take it (case, blanks, invisible characters,
+    compatibility forms) or with a line break a careless serializer would turn into structure."""
+    return rng.choice([name.upper(), name.capitalize(), f"{name} ", f" {name}", f"{name}\u200b", f"{name}\n",
+                       f"{name}\nkind: Secret", name.replace("a", "\uff41"), f"{name}\u2028"])
 
 
 def mutate_user(rng: random.Random, world: World, index: int) -> tuple[str, dict[str, Any], list[str]]:
@@ -1147,6 +1154,7 @@ def mutate_user(rng: random.Random, world: World, index: int) -> tuple[str, dict
                             "logistics.",
                             "payments-",
                             "x",
+                            look_alike(rng, rng.choice(["payments.", "marketing.", "mm2gov.", "risk."])),
                         ]
                     ),
                     "patternType": rng.choice(["literal", "prefix"]),
@@ -1220,6 +1228,7 @@ def mutate_topic(rng: random.Random, world: World, index: int) -> tuple[str, dic
                 "",
                 "cloud.payments.x",
                 "onprem.risk.x",
+                look_alike(rng, rng.choice(["payments.x", "onprem.payments.x", "risk.x", "marketing.x"])),
             ]
         )
         obj["spec"]["topicName"] = topic

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from governance.compile.desired import compile_desired
 from governance.config import load_inventory
 from governance.errors import ConfigError
+from governance.model.names import canonical
 from governance.policy.decide import PolicySession
 from tests.unit.test_regex import patterns
 
@@ -28,7 +29,8 @@ pytestmark = pytest.mark.integration
 
 LABEL = st.from_regex(r"\A[a-z]([a-z0-9-]{0,6}[a-z0-9])?\Z", fullmatch=True)
 TAILS = st.one_of(patterns(), st.sampled_from([".*", "x|.*", "(x|y)", "a|b\\..*", "[a-z]+", "x$|z"]))
-SEEN = {"allowed": 0, "refused": 0, "invalid": 0}
+SEEN = {"allowed": 0, "refused": 0, "invalid": 0, "linked": 0}
+LINKED = "@linked"  # key of `files` naming the tenant file written outside the repo and linked in
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +54,41 @@ def repos(draw):
             wrap = draw(st.sampled_from(["{p}{t}", "{p}{t}", "{p}{t}", "{p}({t})", "{p}({t})", "^{p}{t}$", "{t}"]))
             topics.append(wrap.format(p=re.escape(prefix), t=tail))
         source, target = draw(st.permutations(clusters))[:2]
+        # issue 24's classes: principals that an authority may take for another tenant's, a flow's MM2, a
+        # probe or the admin (case, blanks, invisible characters), and free text that would break a file
+        others = [t for t in tenants if t != name] or [name]
+        principals = [f"User:{name}-app", *draw(st.lists(st.sampled_from([
+            f"User:{name}-App", f"User:{name}-app ", f"User:{name}-app\u200b", f"User:{others[0]}-APP",
+            f"User:MM2-{others[0]}-{source}-to-{target}", "User:Admin", "User:admin\u00a0", "User:ANONYMOUS ",
+            f"User:MM2GOV-probe-{others[0]}", f"User:\uff4d\uff4d2-{name}", f"User:{name}-reader"]), max_size=2))]
+        owner = draw(st.sampled_from(["o@example.com", "o@x\n---\nkind: Secret", "${jndi:ldap://x/a}",
+                                      "o # c", "o\u2028p", "yes"]))
         files[f"tenants/{name}.yaml"] = (
-            f"name: {name}\nowners: [o@example.com]\nclassification: internal\n"
+            f"name: {name}\nowners: [{json.dumps(owner)}]\nclassification: internal\n"
             f"topic_prefixes: [\"{prefix}\"]\ngroup_prefixes: [\"{name}-\"]\n"
-            f"principals:\n  - {{name: \"User:{name}-app\", access: [read, write]}}\n"
-            f"flows:\n  - source: {source}\n    target: {target}\n"
+            f"record_marker: {{header: lob, value: {json.dumps(owner)}}}\n"
+            "principals:\n" + "".join(f"  - {{name: {json.dumps(p)}, access: [read]}}\n" for p in principals)
+            + f"flows:\n  - source: {source}\n    target: {target}\n"
             f"    topics: {json.dumps(topics)}\n    groups: [\"{re.escape(name)}-.*\"]\n")
+    if draw(st.integers(0, 9)) == 0:  # class 4: a tenant file that is a symbolic link to a file outside the repo
+        files[LINKED] = f"tenants/{tenants[-1]}.yaml"
     return files
+
+
+RESERVED_FORMS = ("user:admin", "user:anonymous")
+RESERVED_PREFIXES = ("user:mm2-", "user:mm2gov")
+
+
+def assert_no_look_alike(state) -> None:
+    """Issue 24, class 1: among the principals an allowed repo grants anything, no two distinct names share a
+    canonical form (names.canonical), and no tenant principal takes a reserved one in any form."""
+    forms: dict[str, str] = {}
+    for principal, tenant in state.principal_tenants.items():
+        form = canonical(principal)
+        assert forms.setdefault(form, principal) == principal, (principal, forms[form])
+        exact_mm2 = principal.startswith(("User:mm2-", "User:mm2gov-probe-"))
+        assert form not in RESERVED_FORMS, principal
+        assert exact_mm2 or not form.startswith(RESERVED_PREFIXES), (principal, tenant)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -66,10 +96,20 @@ def repos(draw):
 @given(files=repos())
 def test_what_the_policy_allows_replicates_only_the_tenants_own_names(opa, java_oracle, files):
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "repo"
         for relative, text in files.items():
+            if relative == LINKED:
+                continue
             (root / relative).parent.mkdir(parents=True, exist_ok=True)
             (root / relative).write_text(text)
+        if LINKED in files:  # the same file, outside the repo: never read, whatever it says
+            outside = Path(tmp) / "outside.yaml"
+            (root / files[LINKED]).rename(outside)
+            (root / files[LINKED]).symlink_to(outside)
+            with pytest.raises(ConfigError, match="outside the repository"):
+                load_inventory(root)
+            SEEN["linked"] += 1
+            return
         try:
             inventory = load_inventory(root)
         except ConfigError:
@@ -81,6 +121,7 @@ def test_what_the_policy_allows_replicates_only_the_tenants_own_names(opa, java_
             return
         SEEN["allowed"] += 1
         state = compile_desired(inventory, decision)
+    assert_no_look_alike(state)
     names = []
     for tenant in inventory.tenants.values():
         stem = tenant.topic_prefixes[0]
@@ -98,5 +139,5 @@ def test_what_the_policy_allows_replicates_only_the_tenants_own_names(opa, java_
 def test_the_fuzz_saw_both_outcomes():
     """Runs after the property (file order): it must have generated allowed and refused repos."""
     print(f"allowed repos checked against Java: {SEEN['allowed']}, refused by the policy: {SEEN['refused']}, "
-          f"invalid: {SEEN['invalid']}")
-    assert SEEN["allowed"] >= 10 and SEEN["refused"] >= 10, SEEN
+          f"invalid: {SEEN['invalid']}, linked outside (refused unread): {SEEN['linked']}")
+    assert SEEN["allowed"] >= 10 and SEEN["refused"] >= 10 and SEEN["linked"] >= 1, SEEN

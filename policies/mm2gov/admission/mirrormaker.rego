@@ -235,6 +235,38 @@ violations contains lib.violation("admission_object_malformed", "high", msg, "sp
 	msg := sprintf("%s has no spec object; give it the KafkaMirrorMaker2 spec", [lib.subject])
 }
 
+# Strimzi's served CRD may keep both shapes' fields; the rules read one shape (`legacy` picks the v1beta2
+# one whenever it is present). An object carrying fields of both would be judged by one set while Strimzi
+# may act on the other (join another flow's Connect group through spec.target.groupId beside a
+# spec.connectCluster): an ambiguous shape is refused, naming the fields of each.
+v1_shape_fields contains "spec.target" if "target" in object.keys(lib.spec)
+
+v1_shape_fields contains sprintf("spec.mirrors[%d].source", [i]) if {
+	some [i, mirror] in mirrors
+	"source" in object.keys(mirror)
+}
+
+v1beta2_shape_fields contains sprintf("spec.%s", [key]) if {
+	some key in ["connectCluster", "clusters"]
+	key in object.keys(lib.spec)
+}
+
+v1beta2_shape_fields contains sprintf("spec.mirrors[%d].%s", [i, key]) if {
+	some [i, mirror] in mirrors
+	some key in ["sourceCluster", "targetCluster"]
+	key in object.keys(mirror)
+}
+
+violations contains lib.violation("admission_mm2_ambiguous_shape", "high", msg, "spec") if {
+	checked
+	count(v1_shape_fields) > 0
+	count(v1beta2_shape_fields) > 0
+	msg := sprintf(
+		"%s: the spec mixes Strimzi's v1 fields (%s) with v1beta2 fields (%s), which name the clusters and the Connect cluster twice; write one shape only",
+		[lib.subject, concat(", ", sort(v1_shape_fields)), concat(", ", sort(v1beta2_shape_fields))],
+	)
+}
+
 # An MM2 without mirrors is an empty Connect cluster in the tenant's name: refuse it.
 violations contains lib.violation("admission_object_malformed", "high", msg, "spec/mirrors") if {
 	checked

@@ -908,3 +908,24 @@ test_isolation_level_values if {
 	t.rules(d) == {"admission_mm2_config_value"}
 	contains(t.message(d, "admission_mm2_config_value"), "is neither read_committed nor read_uncommitted")
 }
+
+# Both shapes in one object: the legacy (v1beta2) fields are the generated flow's own, the v1 spec.target
+# names another flow's Connect group. Judged by one shape, it would pass; it is refused as ambiguous.
+test_both_shapes_in_one_object_are_refused if {
+	other := object.union(target, {"groupId": "mm2gov.marketing-onprem-to-cloud.connect"})
+	mixed := object.union(legacy_spec, {"target": other})
+	d := t.decide(legacy_req(mixed))
+	not d.allowed
+	t.hits(d, "admission_mm2_ambiguous_shape") == {"spec"}
+	some v in d.violations
+	v.rule == "admission_mm2_ambiguous_shape"
+	contains(v.message, "mixes Strimzi's v1 fields (spec.target) with v1beta2 fields (spec.clusters, spec.connectCluster, spec.mirrors[0].sourceCluster, spec.mirrors[0].targetCluster)")
+	# a v1 mirror's source beside v1beta2 clusters is ambiguous too
+	d2 := t.decide(req({"connectCluster": "cloud"}, {}, {}))
+	t.hits(d2, "admission_mm2_ambiguous_shape") == {"spec"}
+}
+
+test_each_shape_alone_is_not_ambiguous if {
+	t.hits(t.decide(legacy_req(legacy_spec)), "admission_mm2_ambiguous_shape") == set()
+	t.hits(t.decide(with_mirror({})), "admission_mm2_ambiguous_shape") == set()
+}
