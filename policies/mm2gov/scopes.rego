@@ -15,7 +15,7 @@ scopes := {name: scope |
 		"classification": tenant.classification,
 		"topic_prefixes": tenant.topic_prefixes,
 		"group_prefixes": tenant.group_prefixes,
-		"clusters": clusters(tenant),
+		"clusters": lib.home_clusters(tenant),
 		"principals": [{
 			"name": p.name,
 			"access": p.access,
@@ -46,25 +46,6 @@ scopes := {name: scope |
 		"grants_given": grants_given[name],
 		"grants_received": object.get(grants_received, name, []),
 	}
-}
-
-# Where the tenant's own topics live: its `clusters` when given, else the
-# sources of its flows, else every cluster its classification may reach (a
-# restricted tenant never gets ACLs on a cluster in zone cloud by default).
-clusters(tenant) := sort(tenant.clusters) if {
-	count(object.get(tenant, "clusters", [])) > 0
-} else := sort({f.source | some f in tenant.flows}) if {
-	count(tenant.flows) > 0
-} else := sort([alias |
-	some alias, cluster in input.clusters
-	default_home(tenant, cluster)
-])
-
-default_home(tenant, _) if tenant.classification != "restricted"
-
-default_home(tenant, cluster) if {
-	tenant.classification == "restricted"
-	cluster.zone != "cloud"
 }
 
 # [topic_operations, group_operations] of a principal's access list: `read`

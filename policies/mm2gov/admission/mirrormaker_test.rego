@@ -920,6 +920,7 @@ test_both_shapes_in_one_object_are_refused if {
 	some v in d.violations
 	v.rule == "admission_mm2_ambiguous_shape"
 	contains(v.message, "mixes Strimzi's v1 fields (spec.target) with v1beta2 fields (spec.clusters, spec.connectCluster, spec.mirrors[0].sourceCluster, spec.mirrors[0].targetCluster)")
+
 	# a v1 mirror's source beside v1beta2 clusters is ambiguous too
 	d2 := t.decide(req({"connectCluster": "cloud"}, {}, {}))
 	t.hits(d2, "admission_mm2_ambiguous_shape") == {"spec"}

@@ -148,3 +148,22 @@ grant_topic_ok(topic, prefixes) if {
 	not topic in wildcard_grant_topics
 	strings.any_prefix_match(topic, prefixes)
 }
+
+# Where the tenant's own topics live: its `clusters` when given, else the
+# sources of its flows, else every cluster its classification may reach (a
+# restricted tenant never gets ACLs on a cluster in zone cloud by default).
+home_clusters(tenant) := sort(tenant.clusters) if {
+	count(object.get(tenant, "clusters", [])) > 0
+} else := sort({f.source | some f in tenant.flows}) if {
+	count(tenant.flows) > 0
+} else := sort([alias |
+	some alias, cluster in input.clusters
+	default_home(tenant, cluster)
+])
+
+default_home(tenant, _) if tenant.classification != "restricted"
+
+default_home(tenant, cluster) if {
+	tenant.classification == "restricted"
+	cluster.zone != "cloud"
+}

@@ -2,7 +2,6 @@
 package mm2gov.rules.principals
 
 import data.mm2gov.lib.input as lib
-import data.mm2gov.scopes
 
 violations contains lib.violation("principal_in_two_tenants", "high", name, msg, loc) if {
 	count(shared) > 0
@@ -57,4 +56,4 @@ violations contains lib.violation("principal_not_kubernetes_name", "high", name,
 	loc := lib.location(sprintf("tenants/%s/principals/%d/name", [name, i]))
 }
 
-principal_clusters(tenant) := {c | some c in scopes.clusters(tenant)} | {f.target | some f in tenant.flows}
+principal_clusters(tenant) := {c | some c in lib.home_clusters(tenant)} | {f.target | some f in tenant.flows}

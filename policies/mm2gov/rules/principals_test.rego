@@ -67,8 +67,10 @@ test_partial_wildcard_principal_fires if {
 	fx.hits(vs, "principal_wildcard") == {["payments", "tenants/payments.yaml:12"]}
 }
 
-strimzi_repo(principal) := object.union(fx.repo([fx.tenant("payments", {"principals": [principal]})]),
-	{"clusters": {"cloud": {"strimzi_namespace": "kafka-cloud"}}})
+strimzi_repo(principal) := object.union(
+	fx.repo([fx.tenant("payments", {"principals": [principal]})]),
+	{"clusters": {"cloud": {"strimzi_namespace": "kafka-cloud"}}},
+)
 
 test_a_principal_that_cannot_name_a_kafka_user_fires_where_strimzi_manages_its_clusters if {
 	bad := {"name": "User:a/../../etc/x", "kubernetes_name": false, "access": ["read"]}
