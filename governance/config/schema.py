@@ -13,8 +13,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 from pydantic.json_schema import models_json_schema
 
+from governance.model.names import K8S_NAME, K8S_NAME_MAX
+
 DnsLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")]
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+# The name of a Secret (Kubernetes) or of a folder of the secret store: a Kubernetes name (names.py K8S_NAME),
+# so it is also one path part, never `..` or `a/b`, wherever mm2gov writes it (MM2 truststore paths, Strimzi
+# secretName).
+SecretName = Annotated[str, StringConstraints(pattern=K8S_NAME.pattern, max_length=K8S_NAME_MAX)]
 PrincipalName = Annotated[str, StringConstraints(pattern=r"^User:\S+$")]
 _HOST_PORT = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9]{1,5}"
 # host:port[,host:port...] and nothing else: the value reaches MM2 properties, Strimzi
@@ -37,11 +43,11 @@ class Security(Strict):
     protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
     sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] | None = None
     tls_min_version: Literal["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"] = "TLSv1.2"
-    ca_secret: NonEmpty | None = Field(None, description="Name of the Secret or file holding the CA, never the CA")
-    admin_credentials_secret: NonEmpty | None = Field(
+    ca_secret: SecretName | None = Field(None, description="Name of the Secret or file holding the CA, never the CA")
+    admin_credentials_secret: SecretName | None = Field(
         None, description="Name of the Secret with admin credentials for apply/audit, never the credentials"
     )
-    client_ca_secret: NonEmpty | None = Field(
+    client_ca_secret: SecretName | None = Field(
         None, description="Secret of the CA the brokers trust for client certificates (mTLS); when set, "
                           "`mm2gov secrets issue` gives every principal on the cluster a certificate signed by it "
                           "(its key is kept in `<client_ca_secret>-key`)")

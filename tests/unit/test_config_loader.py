@@ -102,6 +102,15 @@ def test_sasl_protocol_needs_a_mechanism(repo):
     ]
 
 
+@pytest.mark.parametrize("name", ["../../etc", "a/b", "Cloud-CA", ".hidden", "ca secret"])
+def test_a_secret_name_is_a_kubernetes_name(repo, name):
+    """It names a Secret (Strimzi's secretName) and a folder of the secret store, and reaches generated MM2
+    files as a path part (<secrets-path>/<ca_secret>/ca.crt): nothing else may be one."""
+    edit(repo / "clusters.yaml", "ca_secret: cloud-cluster-ca", f"ca_secret: {json.dumps(name)}")
+    [problem] = problems_of(repo)
+    assert problem.startswith("clusters.yaml:20: clusters.cloud.security.ca_secret: String should match pattern")
+
+
 def test_all_problems_are_reported_together(repo):
     edit(repo / "tenants/hr.yaml", "name: hr", "name: hr\ncolour: blue")
     edit(repo / "tenants/risk.yaml", "target: onprem-dr", "target: mars")
