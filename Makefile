@@ -31,8 +31,9 @@ lint: python-env
 # Two workers, each with its own local stack (its session fixtures); a test module stays on one worker (its
 # module fixtures are set up once), the slowest modules first (SLOWEST_FIRST in tests/conftest.py; xdist's own
 # reorder, which --no-loadscope-reorder turns off, would hand them out last). Measured on 2 cores from a fresh
-# clone, cache warm: 14:54 for 1171 tests, 15:20 for 1225 (2026-11-25; 29 min before issue 23). Three workers were no faster
-# (23:07 against 23:08 at the time: the tests mostly wait on JVMs and brokers). PYTEST_WORKERS=N sets another.
+# clone, cache warm: 14:54 for 1171 tests, 15:50 for 1226, then 14:21 for 1243 and 14:22 for 1248 once reads to
+# a known end stopped waiting (2026-11-25; 29 min before issue 23). Three workers were no faster (16:58 against
+# 15:50: they start the three heaviest fixtures at once). PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 2
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
