@@ -21,6 +21,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from governance.config.loader import Inventory
 from governance.config.schema import Cluster
 from governance.errors import ConfigError, RuntimeFailure
+from governance.kafka.admin import refused_everywhere
 from governance.model.names import (
     CA_CERT_KEY,
     PASSWORD_KEY,
@@ -114,6 +115,9 @@ def _client(kind: Callable[..., Any], alias: str, config: dict[str, Any]) -> Any
 def ensure_topic(alias: str, config: dict[str, Any], topic: str) -> int:
     """The probe topic's partition count on the source, creating it (PROBE_PARTITIONS) when absent."""
     admin = _client(AdminClient, alias, {**config, "socket.timeout.ms": int(TIMEOUT * 1000)})
+    if refused_everywhere(config["bootstrap.servers"]):  # nothing listens: no need to wait out the timeout
+        raise RuntimeFailure(f"cluster {alias}: metadata of {topic} failed as the probe user (every bootstrap "
+                             "server refused the connection)")
     partitions = _partitions(alias, admin, topic)
     if partitions:
         return partitions
