@@ -28,8 +28,9 @@ from confluent_kafka import Consumer, TopicPartition
 from governance.devstack.mirrormaker import MirrorMaker
 from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
+from governance.kafka.records import Record, produce
 from governance.migrate.offsets import RawRecord, SourceKey, SourcePosition, latest_positions
-from governance.model.names import connect_names, flow_id, scram_secret
+from governance.model.names import connect_names, flow_id, mm2_flow_topics, scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
@@ -97,6 +98,12 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
     source, target = stack.kafka["source"], stack.kafka["target"]
     topics = {name: f"{name}.events" for name in tenants.values()}
     create_topics(admin_client(source.admin_config()), topics.values(), partitions=PARTITIONS)
+    # A heartbeats topic the flow does not own, as Kafka's default policy names a remote one. MM2 replicates what
+    # its policy calls a heartbeats topic whatever its topic filter says; before 4.0 no
+    # `heartbeats.replication.enabled` turns that off, so on the 3.x MM2 only the flow's policy keeps it out.
+    foreign_heartbeats = [f"hb{run}.heartbeats"]  # (not the plain `heartbeats`: the brokers are shared)
+    create_topics(admin_client(source.admin_config()), foreign_heartbeats, partitions=1)
+    produce(source.admin_config(), foreign_heartbeats[0], [Record(b"k", b"beat", [])])
     applied = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
     assert applied.returncode == 0, applied.stderr
     generated = run_cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
@@ -131,6 +138,9 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             commit_at_end(apps[name]["source"], topics[name], f"{name}-readers")
             facts[name]["group_3x"] = wait_for(f"{name}-readers synced by the 3.x MM2", lambda name=name: group_offsets(
                 apps[name]["target"], f"{name}-readers").get((f"source.{topics[name]}", 0)), 120)
+        on_target_3x = set(admin_client(admin).list_topics(timeout=20).topics)
+        heartbeats_3x = {t for t in foreign_heartbeats if f"source.{t}" in on_target_3x}
+        own_syncs_3x = {flow: mm2_flow_topics(flow).offset_syncs in on_target_3x for flow in flows.values()}
         for name, flow in flows.items():  # the roll: graceful stop of 3.x, then 4.x on the same file
             log_path = MirrorMaker(flow, properties[name], stack.run_dir).log_path
             start, clock = log_path.stat().st_size, time.monotonic()
@@ -171,7 +181,8 @@ def rolled(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
         facts[name]["committed_4x"] = committed_positions(admin, connect_names(flow).offsets)
         facts[name]["counts"] = replicated(source.admin_config(), admin, name, topics[name], facts[name]["boundary"],
                                            records)
-    yield {"tenants": tenants, "topics": topics, "flows": flows, "facts": facts, "records": records}
+    yield {"tenants": tenants, "topics": topics, "flows": flows, "facts": facts, "records": records,
+           "heartbeats_3x": heartbeats_3x, "own_syncs_3x": own_syncs_3x}
 
 
 def replicated(source: dict[str, Any], target: dict[str, Any], name: str, topic: str,
@@ -238,3 +249,12 @@ def test_group_offsets_keep_being_synced_after_the_roll(rolled, delivery):
                 delivery, facts["group_3x"], facts["group_4x"])
     assert 0 < facts["group_3x"] < facts["group_4x"], facts
 
+
+
+def test_the_3x_mm2_keeps_to_the_flows_own_topics_through_its_policy(rolled):
+    """Issue 24, asked of a real 3.x MM2 (the stack's last 3.x release) running the generated file: it has no
+    `heartbeats.replication.enabled` (KIP-1089, Kafka 4.0), yet it copied no heartbeats topic the flow does not
+    own, and it wrote each flow's own offset-syncs topic: the per-flow ReplicationPolicy (KIP-690's methods, Kafka
+    3.1) is what confines it. Admission refuses a KafkaMirrorMaker2 version older than that (docs/admission.md)."""
+    assert rolled["heartbeats_3x"] == set()
+    assert all(rolled["own_syncs_3x"].values()), rolled["own_syncs_3x"]
