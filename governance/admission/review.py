@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from governance.config.regex import RegexProblem, analyse, split_list
+from governance.kafka.version import MIN_MM2_VERSION, mm2_version_ok
 
 API_VERSION = "admission.k8s.io/v1"
 MAX_BODY_BYTES = 3 * 1024 * 1024  # the API server's own limit for a request body is about 3 MiB
@@ -402,6 +403,10 @@ def policy_input(request: dict[str, Any], namespace_labels: Mapping[str, Any],
     if kind == "KafkaMirrorMaker2":
         document["mirror_patterns"], document["patterns"] = _patterns(obj)
         document["bootstrap_servers"] = _bootstrap(obj)
+        # spec.version: unset is the operator's default release (Strimzi runs only the ones it supports)
+        version = obj.get("spec", {}).get("version") if isinstance(obj.get("spec"), dict) else None
+        document["mm2_version_ok"] = None if version is None else mm2_version_ok(version)
+        document["mm2_min_version"] = ".".join(map(str, MIN_MM2_VERSION))
     if kind in ("KafkaMirrorMaker2", "KafkaUser"):
         document["secret_refs"] = secret_refs(obj)
     return document

@@ -344,3 +344,24 @@ def cluster_report(clusters: Mapping[str, Any], pairs: Iterable[tuple[str, str]]
         metadata = cluster_metadata(alias, config)
         evidence[alias] = read_cluster(alias, config, [f"{b.host}:{b.port}" for b in metadata.brokers.values()])
     return [judge(alias, role, evidence[alias], required_apis()) for alias, role in sorted(roles)]
+
+
+# ---- the MirrorMaker 2 release a KafkaMirrorMaker2 runs (admission) ----------------------------------------
+
+# The oldest MirrorMaker 2 whose ReplicationPolicy names its own offset-syncs, checkpoints and heartbeats topics
+# (KIP-690, Kafka 3.1): mm2gov's per-flow policy (replication-policy/) keeps each flow to its own topics through
+# those methods, and test_mm2_upgrade shows a 3.x MM2 copying no heartbeats topic the flow does not own although
+# it has no `heartbeats.replication.enabled` (KIP-1089, Kafka 4.0). An older MM2 ignores the methods and shares
+# `mm2-offset-syncs.<alias>.internal` and `<alias>.checkpoints.internal` between every flow of two clusters.
+MIN_MM2_VERSION = (3, 1)
+
+
+def mm2_version_ok(version: object) -> bool:
+    """Whether a KafkaMirrorMaker2's `spec.version` names a Kafka release at or after MIN_MM2_VERSION
+    ("4.1.0", "3.9.1"); anything else (older, not a version) is not."""
+    if not isinstance(version, str):
+        return False
+    parts = version.strip().split(".")
+    if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+        return False
+    return (int(parts[0]), int(parts[1])) >= MIN_MM2_VERSION

@@ -571,3 +571,12 @@ def served(acme_copy, tmp_path):
 ])
 def test_the_server_reads_request_heads_strictly(served, raw, status):
     assert served(raw).split(b" ", 2)[1] == status
+
+
+@pytest.mark.parametrize(("version", "ok"), [("4.1.0", True), ("3.9.1", True), ("3.1.0", True), ("10.0", True),
+                                             ("3.0.2", False), ("2.8.1", False), ("latest", False), ("4", False),
+                                             (4.1, False), ("", False)])
+def test_the_mirror_maker_version_is_judged_against_the_per_flow_policys_oldest(version, ok):
+    from governance.kafka.version import mm2_version_ok
+
+    assert mm2_version_ok(version) is ok

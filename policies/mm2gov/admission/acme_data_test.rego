@@ -945,6 +945,8 @@ inputs := [
 				],
 			},
 		],
+		"mm2_min_version": "3.1",
+		"mm2_version_ok": true,
 		"name": "logistics-onprem-to-cloud",
 		"namespace": "kafka-cloud",
 		"object": {
@@ -1169,6 +1171,8 @@ inputs := [
 				],
 			},
 		],
+		"mm2_min_version": "3.1",
+		"mm2_version_ok": true,
 		"name": "marketing-onprem-to-cloud",
 		"namespace": "kafka-cloud",
 		"object": {
@@ -1404,6 +1408,8 @@ inputs := [
 				],
 			},
 		],
+		"mm2_min_version": "3.1",
+		"mm2_version_ok": true,
 		"name": "payments-onprem-to-cloud",
 		"namespace": "kafka-cloud",
 		"object": {

@@ -267,6 +267,18 @@ violations contains lib.violation("admission_mm2_ambiguous_shape", "high", msg, 
 	)
 }
 
+# A MirrorMaker 2 older than the per-flow policy needs (input.mm2_version_ok, governance/kafka/version.py
+# MIN_MM2_VERSION) ignores the methods that name each flow's own offset-syncs, checkpoints and heartbeats
+# topics, and shares Kafka's per-alias ones between every flow of two clusters.
+violations contains lib.violation("admission_mm2_version", "high", msg, "spec/version") if {
+	checked
+	input.mm2_version_ok == false
+	msg := sprintf(
+		"%s: spec.version %v is not a Kafka release at or after %s, whose MirrorMaker 2 keeps each flow to its own internal topics through mm2gov's replication policy; set spec.version to the release mm2gov generates, or leave it unset",
+		[lib.subject, lib.spec.version, input.mm2_min_version],
+	)
+}
+
 # An MM2 without mirrors is an empty Connect cluster in the tenant's name: refuse it.
 violations contains lib.violation("admission_object_malformed", "high", msg, "spec/mirrors") if {
 	checked

@@ -930,3 +930,15 @@ test_each_shape_alone_is_not_ambiguous if {
 	t.hits(t.decide(legacy_req(legacy_spec)), "admission_mm2_ambiguous_shape") == set()
 	t.hits(t.decide(with_mirror({})), "admission_mm2_ambiguous_shape") == set()
 }
+
+version_req(version, ok) := object.union(req({"version": version}, {}, {}), {"mm2_version_ok": ok, "mm2_min_version": "3.1"})
+
+test_a_mirror_maker_older_than_the_per_flow_policy_is_refused if {
+	d := t.decide(version_req("3.0.0", false))
+	t.hits(d, "admission_mm2_version") == {"spec/version"}
+	some v in d.violations
+	v.rule == "admission_mm2_version"
+	contains(v.message, "spec.version 3.0.0 is not a Kafka release at or after 3.1")
+	t.decide(version_req("4.1.0", true)).allowed
+	t.decide(req({}, {}, {})).allowed # unset: the operator's default release
+}
