@@ -70,3 +70,35 @@ def test_kafkamirrormaker2_violating_strimzi_schema_is_rejected(stack, namespace
         api.get_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkamirrormaker2s",
                                          body["metadata"]["name"])
     assert missing.value.status == 404
+
+
+def test_the_derived_object_names_are_names_the_api_server_accepts(stack, namespace):
+    """The real kube-apiserver is the oracle for names.py's Kubernetes names (issue 24, class 3): a KafkaTopic
+    for topics Kafka allows but Kubernetes would not name as they are, a KafkaMirrorMaker2 for a flow id past
+    Strimzi's limit and the Service Strimzi derives from it (a DNS label) are all accepted (server dry run), and a
+    name names.py calls invalid is refused."""
+    from governance.model import names
+
+    api = client.CustomObjectsApi(stack.kube.client())
+    core = client.CoreV1Api(stack.kube.client())
+    topics = ["onprem.Payments.x", "a_b", "-lead.dot.", "x" * 249, "onprem.payments.x.h0123456789abcdef0123",
+              "UPPER_CASE.Topic-1"]
+    for topic in topics:
+        name = names.kafka_topic_object(topic)
+        body = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaTopic", "metadata": {"name": name},
+                "spec": {"topicName": topic}}
+        assert api.create_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkatopics", body,
+                                                   dry_run="All")["metadata"]["name"] == name
+    flow = names.flow_id("a" * 40, "onprem-datacenter-one", "cloud-region-two")
+    mm2 = names.mirror_maker_object(flow)
+    body = copy.deepcopy(_mm2_example())
+    body["metadata"] = {"name": mm2, "labels": {"mm2gov.io/flow": mm2}}
+    api.create_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkamirrormaker2s", body, dry_run="All")
+    core.create_namespaced_service(namespace, {"metadata": {"name": f"{mm2}-mirrormaker2-api"},
+                                               "spec": {"ports": [{"port": 8083}]}}, dry_run="All")
+    assert not names.is_k8s_name("a_b")
+    with pytest.raises(ApiException) as refused:
+        api.create_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkatopics", {
+            "apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaTopic", "metadata": {"name": "a_b"},
+            "spec": {"topicName": "a_b"}}, dry_run="All")
+    assert refused.value.status == 422
