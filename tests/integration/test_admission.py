@@ -33,6 +33,7 @@ from tests.conftest import REPO_ROOT, run_cli
 GOVERNED = {"mm2gov.io/governed": "true"}
 NAMESPACES = ("kafka-onprem", "kafka-cloud")  # the Strimzi namespaces of examples/acme: shared, no tenant label
 TENANT_NAMESPACES = ("payments", "marketing", "risk")  # as k8s/tenant/rbac.yaml labels them
+WEBHOOK = "strimzi.admission.mm2gov.io"  # k8s/admission/webhook.yaml's webhook for Strimzi's kinds
 
 
 def _https(port: int, ca: str) -> http.client.HTTPSConnection:
@@ -83,8 +84,8 @@ def webhook(stack, tmp_path_factory):
                                 "caBundle": __import__("base64").b64encode(stack.ca_pem_path.read_bytes()).decode()}
     admission = client.AdmissionregistrationV1Api(api)
     admission.create_validating_webhook_configuration(config)
-    time.sleep(2)  # the API server picks up new webhook configurations asynchronously
     try:
+        _until_enforced(api)
         yield {"repo": repo, "out": out, "api": api, "opa": opa, "port": port, "ca": ca, "process": process,
                "log": root / "webhook.log"}
     finally:
@@ -93,6 +94,28 @@ def webhook(stack, tmp_path_factory):
         process.wait(timeout=30)
         opa.stop()
         log.close()
+
+
+def _until_enforced(api, timeout: float = 30) -> None:
+    """The API server picks new webhook configurations up asynchronously: until a KafkaTopic outside its
+    namespace's tenant is refused by the webhook, the registration is not in force (and a test that runs
+    first, in any order, would be judged by no one). What got in meanwhile is deleted again."""
+    topics = client.CustomObjectsApi(api)
+    probe = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaTopic",
+             "metadata": {"name": "marketing.webhook-in-force", "namespace": "payments",
+                          "labels": {"strimzi.io/cluster": "onprem"}}, "spec": {"topicName": "marketing.in-force"}}
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            _create(api, probe)
+        except ApiException as exc:
+            if exc.status in (400, 403) and WEBHOOK in json.loads(exc.body)["message"]:
+                return
+            raise
+        topics.delete_namespaced_custom_object("kafka.strimzi.io", "v1", "payments", "kafkatopics",
+                                               probe["metadata"]["name"])
+        assert time.monotonic() < deadline, "the API server never called the webhook"
+        time.sleep(0.2)
 
 
 def _namespace(core, name: str, labels: dict) -> None:
@@ -137,7 +160,7 @@ def test_a_mirrormaker_mirroring_every_topic_is_refused_with_the_reason(webhook)
     mm2["metadata"].update(name="payments-everything", namespace="payments")
     mm2["spec"]["mirrors"][0]["topicsPattern"] = ".*"
     message = _denial(webhook["api"], mm2)
-    assert 'admission webhook "strimzi.admission.mm2gov.io" denied the request' in message
+    assert f'admission webhook "{WEBHOOK}" denied the request' in message
     assert "admission_mm2_topics_outside_scope" in message and "payments" in message
 
 
@@ -168,17 +191,31 @@ def test_the_repo_reloads_when_it_changes_on_disk(webhook):
     topic["spec"]["topicName"] = "payments-eu.settlements"
     assert "KafkaTopic payments-eu-settlements" in _denial(webhook["api"], topic)
     tenant = webhook["repo"] / "tenants" / "payments.yaml"
-    tenant.write_text(tenant.read_text().replace('topic_prefixes: ["payments."]',
-                                                 'topic_prefixes: ["payments.", "payments-eu."]'))
-    assert "payments-eu." in tenant.read_text(), "the example tenant's prefixes changed: update this test"
+    good = tenant.read_text()
+    tenant.write_text(good.replace('topic_prefixes: ["payments."]', 'topic_prefixes: ["payments.", "payments-eu."]'))
+    try:
+        assert "payments-eu." in tenant.read_text(), "the example tenant's prefixes changed: update this test"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                _create(webhook["api"], topic)
+                break
+            except ApiException:
+                assert time.monotonic() < deadline, "the webhook did not pick up the changed repo"
+                time.sleep(0.5)
+    finally:  # the example repo as it was, for the tests after this one (in any order)
+        tenant.write_text(good)
+    topic["metadata"]["name"] = "payments-eu-settlements-again"
     deadline = time.monotonic() + 20
-    while True:
+    while True:  # and the webhook took the change back too
         try:
             _create(webhook["api"], topic)
+        except ApiException as exc:
+            assert f"KafkaTopic {topic['metadata']['name']}" in json.loads(exc.body)["message"]
             break
-        except ApiException:
-            assert time.monotonic() < deadline, "the webhook did not pick up the changed repo"
-            time.sleep(0.5)
+        assert time.monotonic() < deadline, "the webhook did not pick up the restored repo"
+        topic["metadata"]["name"] = f"payments-eu-settlements-{time.monotonic_ns()}"
+        time.sleep(0.5)
 
 
 # ---- identity: the namespace's tenant, as the API server has it ---------------------------------
@@ -438,13 +475,23 @@ def test_ten_thousand_hostile_reviews_give_no_allow_and_no_crash(webhook):
     assert status == 200 and json.loads(body)["response"] == {"uid": "after-fuzz", "allowed": True}
 
 
+def _counter(text: str, series: str) -> float:
+    """A counter's value in a /metrics page (0 before its first increment: the series is not there yet)."""
+    return next((float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(series + " ")), 0.0)
+
+
 def test_metrics_count_decisions_by_result_and_rule(webhook):
-    connection = _https(webhook["port"], webhook["ca"])
-    connection.request("GET", "/metrics")
-    text = connection.getresponse().read().decode()
-    assert 'mm2gov_admission_decisions_total{kind="KafkaMirrorMaker2",result="denied"}' in text
-    assert 'mm2gov_admission_violations_total{rule="admission_mm2_topics_outside_scope"}' in text
-    assert "mm2gov_admission_duration_seconds_bucket" in text
+    """One denial by the API server, counted once by result and once by rule (whatever ran before)."""
+    denied = 'mm2gov_admission_decisions_total{kind="KafkaMirrorMaker2",result="denied"}'
+    by_rule = 'mm2gov_admission_violations_total{rule="admission_mm2_topics_outside_scope"}'
+    before = _get(webhook, "/metrics")[1]
+    mm2 = _payments_mm2(webhook, "payments-counted")
+    mm2["spec"]["mirrors"][0]["topicsPattern"] = ".*"
+    assert "admission_mm2_topics_outside_scope" in _denial(webhook["api"], mm2)
+    after = _get(webhook, "/metrics")[1]
+    assert _counter(after, denied) == _counter(before, denied) + 1
+    assert _counter(after, by_rule) == _counter(before, by_rule) + 1
+    assert "mm2gov_admission_duration_seconds_bucket" in after
 
 
 def test_with_opa_stopped_creation_is_denied_and_says_why(webhook):

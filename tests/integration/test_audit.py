@@ -3,7 +3,8 @@ each check's leak, planted on the real clusters, gives exactly the expected find
 leaks removes the findings; an unreachable cluster is exit 3 and a PARTIAL report.
 
 Three audits share one deployment (tenants aud-a, aud-b with flows, aud-c without): clean, with
-every leak planted at once, and with the leaks removed. Tenants are this module's own. The
+every leak planted at once, and with the leaks removed. Tenants are this module's own, on clusters
+cleared of what modules before it left (tests/tools/estate.py says why). The
 report's tenant x tenant access matrix (audit.json `access_matrix`) must show exactly the
 cross-tenant reach of the planted leaks.
 """
@@ -33,6 +34,7 @@ from governance.secrets.names import scram_secret
 from governance.secrets.store import DirSecretStore
 from governance.secrets.values import random_password
 from tests.conftest import run_cli
+from tests.tools.estate import clear_kafka
 
 MARKERS = {"aud-a": "lob-a", "aud-b": "lob-b", "aud-c": "lob-c"}
 FLOWS = {tenant: flow_id(tenant, "source", "target") for tenant in ("aud-a", "aud-b")}  # the model's names
@@ -83,6 +85,7 @@ def produce_at(config: dict, topic: str, key: bytes, value: bytes, headers: list
 
 @pytest.fixture(scope="module")
 def deployment(stack, tmp_path_factory):
+    clear_kafka(stack)  # the clean deployment is the clusters' only content
     root = tmp_path_factory.mktemp("audit")
     repo, store = root / "repo", root / "store"
     write_stack_repo(stack, repo, ["aud-a", "aud-b"])

@@ -55,55 +55,70 @@ def user_config(stack, store, cluster: str, user: str, password=None) -> dict:
     return stack.kafka[cluster].client_config(user, password)
 
 
-def test_rotation_replaces_credentials_and_mm2_keeps_replicating(stack, rotation):
+@pytest.fixture(scope="module")
+def rotated(stack, rotation):
+    """rot-a's flow replicating, then `secrets rotate --tenant rot-a`: every test here reads the rotation's
+    result from this fixture, so they pass in any order. The flow's MM2 keeps running for the test that
+    restarts it (what the rollout does to a pod) and stops at the end of the module."""
     store = DirSecretStore(rotation["store"])
-    old_a = store.get("scram-source-rot-a-app", "password")
-    old_b = store.get("scram-source-rot-b-app", "password")
-    assert authenticates(user_config(stack, rotation["store"], "source", "rot-a-app", old_a))
+    old = {"rot-a": store.get("scram-source-rot-a-app", "password"),
+           "rot-b": store.get("scram-source-rot-b-app", "password")}
+    authenticated_before = authenticates(user_config(stack, rotation["store"], "source", "rot-a-app", old["rot-a"]))
     properties = rotation["out"] / "mm2" / f"{FLOW}.properties"
     stack.start_mirrormaker(FLOW, properties)
     try:
         target_reader = user_config(stack, rotation["store"], "target", "rot-a-app")
         first = read(target_reader, "source.rot-a.orders", 1, timeout=120, group="rot-a-check1")
-        assert first.error is None and [r.value for r in first.records] == [b"before rotation"]
-
         done = run_cli("--log-level", "debug", "secrets", "rotate", str(rotation["repo"]), "--to",
                        f"dir:{rotation['store']}", "--tenant", "rot-a", "--kubeconfig", str(rotation["kubeconfig"]),
                        "--format", "json")
-        assert done.returncode == 0, done.stderr
-        result = json.loads(done.stdout)
-        rotated = {r["secret"]: r for r in result["rotated"]}
-        assert set(rotated) == {"scram-source-rot-a-app", "scram-target-rot-a-app",
-                                f"scram-source-mm2-{FLOW}", f"scram-target-mm2-{FLOW}"}
-        assert {r["generation"] for r in rotated.values()} == {2}
-        assert result["restart_flows"] == [FLOW]
-        assert result["rolled"] == [f"KafkaMirrorMaker2 kafka-rot/{FLOW}"]
-        assert old_a.reveal() not in done.stdout + done.stderr
-
-        # the old password stopped working, the new one works; the other tenant is untouched
-        assert not authenticates(user_config(stack, rotation["store"], "source", "rot-a-app", old_a))
-        assert authenticates(user_config(stack, rotation["store"], "source", "rot-a-app"))
-        assert store.get("scram-source-rot-b-app", "password") == old_b
-        assert authenticates(user_config(stack, rotation["store"], "source", "rot-b-app", old_b))
-        assert store.annotations("scram-source-rot-a-app")["mm2gov.io/generation"] == "2"
-        assert store.get("scram-source-rot-a-app", "sasl.jaas.config").reveal().endswith(
-            f'password="{store.get("scram-source-rot-a-app", "password").reveal()}";')
-
-        stack.stop_mirrormaker(FLOW)  # what the rollout does to a pod: restart with the new secret
-        stack.start_mirrormaker(FLOW, properties)
-        produce(stack.kafka["source"].admin_config(), "rot-a.orders", [Record(b"2", b"after rotation")])
-        target_reader = user_config(stack, rotation["store"], "target", "rot-a-app")
-        after = read(target_reader, "source.rot-a.orders", 2, timeout=120, group="rot-a-check2")
-        assert after.error is None
-        assert [r.value for r in after.records] == [b"before rotation", b"after rotation"]
+        yield {"old": old, "authenticated_before": authenticated_before, "first": first, "done": done,
+               "properties": properties}
     finally:
         if FLOW in stack.mirrormakers:
             stack.stop_mirrormaker(FLOW)
 
 
-def test_rollout_annotation_is_on_the_kafkamirrormaker2(stack, rotation):
+def test_rotation_replaces_credentials_and_mm2_keeps_replicating(stack, rotation, rotated):
+    store = DirSecretStore(rotation["store"])
+    old_a, old_b = rotated["old"]["rot-a"], rotated["old"]["rot-b"]
+    assert rotated["authenticated_before"]
+    first = rotated["first"]
+    assert first.error is None and [r.value for r in first.records] == [b"before rotation"]
+
+    done = rotated["done"]
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    rotated_secrets = {r["secret"]: r for r in result["rotated"]}
+    assert set(rotated_secrets) == {"scram-source-rot-a-app", "scram-target-rot-a-app",
+                                    f"scram-source-mm2-{FLOW}", f"scram-target-mm2-{FLOW}"}
+    assert {r["generation"] for r in rotated_secrets.values()} == {2}
+    assert result["restart_flows"] == [FLOW]
+    assert result["rolled"] == [f"KafkaMirrorMaker2 kafka-rot/{FLOW}"]
+    assert old_a.reveal() not in done.stdout + done.stderr
+
+    # the old password stopped working, the new one works; the other tenant is untouched
+    assert not authenticates(user_config(stack, rotation["store"], "source", "rot-a-app", old_a))
+    assert authenticates(user_config(stack, rotation["store"], "source", "rot-a-app"))
+    assert store.get("scram-source-rot-b-app", "password") == old_b
+    assert authenticates(user_config(stack, rotation["store"], "source", "rot-b-app", old_b))
+    assert store.annotations("scram-source-rot-a-app")["mm2gov.io/generation"] == "2"
+    assert store.get("scram-source-rot-a-app", "sasl.jaas.config").reveal().endswith(
+        f'password="{store.get("scram-source-rot-a-app", "password").reveal()}";')
+
+    stack.stop_mirrormaker(FLOW)  # what the rollout does to a pod: restart with the new secret
+    stack.start_mirrormaker(FLOW, rotated["properties"])
+    produce(stack.kafka["source"].admin_config(), "rot-a.orders", [Record(b"2", b"after rotation")])
+    target_reader = user_config(stack, rotation["store"], "target", "rot-a-app")
+    after = read(target_reader, "source.rot-a.orders", 2, timeout=120, group="rot-a-check2")
+    assert after.error is None
+    assert [r.value for r in after.records] == [b"before rotation", b"after rotation"]
+
+
+def test_rollout_annotation_is_on_the_kafkamirrormaker2(stack, rotated):
     from kubernetes import client
 
+    assert rotated["done"].returncode == 0, rotated["done"].stderr
     mm2 = client.CustomObjectsApi(stack.kube.client()).get_namespaced_custom_object(
         "kafka.strimzi.io", "v1", "kafka-rot", "kafkamirrormaker2s", FLOW)
     annotations = mm2["spec"]["template"]["pod"]["metadata"]["annotations"]
