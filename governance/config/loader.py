@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from governance.config.regex import PatternFacts, RegexProblem, analyse
-from governance.config.schema import Cluster, ClustersFile, Tenant
+from governance.config.schema import PATTERN_MEANINGS, Cluster, ClustersFile, Tenant
 from governance.errors import ConfigError
 from governance.model import names
 
@@ -356,6 +356,8 @@ def _describe(error: dict[str, Any], path: NodePath) -> str:
         return f"{dotted(path)}: unknown key '{path[-1]}'"
     if kind == "missing":
         return f"{dotted(path)}: missing required key '{path[-1]}'"
+    if kind == "string_pattern_mismatch" and error["ctx"]["pattern"] in PATTERN_MEANINGS:
+        message = f"must be {PATTERN_MEANINGS[error['ctx']['pattern']]}"
     if "[key]" in error["loc"]:
         return f"{dotted(path)}: invalid name '{path[-1]}': {message}"
     return f"{dotted(path)}: {message}" if path else message

@@ -15,18 +15,39 @@ from pydantic.json_schema import models_json_schema
 
 from governance.model.names import K8S_NAME, K8S_NAME_MAX
 
-DnsLabel = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")]
+_DNS_LABEL = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+DnsLabel = Annotated[str, StringConstraints(pattern=_DNS_LABEL)]
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+# The start of a Kafka topic name: only the characters and at most the length Kafka's Topic.validate accepts,
+# so a prefix that no topic can start with (a blank, `$`, `#`, a non-ASCII letter) is refused where it is written
+_TOPIC_PREFIX = r"^[A-Za-z0-9._-]{1,249}$"
+TopicPrefix = Annotated[str, StringConstraints(pattern=_TOPIC_PREFIX)]
+# A grant's topic: a topic prefix, or one of the wildcards the grant_wildcard rule reports by name
+_GRANT_TOPIC = r"^(\*|\.\*|[A-Za-z0-9._-]{0,249})$"
+GrantTopic = Annotated[str, StringConstraints(pattern=_GRANT_TOPIC)]
 # The name of a Secret (Kubernetes) or of a folder of the secret store: a Kubernetes name (names.py K8S_NAME),
 # so it is also one path part, never `..` or `a/b`, wherever mm2gov writes it (MM2 truststore paths, Strimzi
 # secretName).
 SecretName = Annotated[str, StringConstraints(pattern=K8S_NAME.pattern, max_length=K8S_NAME_MAX)]
-PrincipalName = Annotated[str, StringConstraints(pattern=r"^User:\S+$")]
+_PRINCIPAL = r"^User:\S+$"
+PrincipalName = Annotated[str, StringConstraints(pattern=_PRINCIPAL)]
 _HOST_PORT = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9]{1,5}"
 # host:port[,host:port...] and nothing else: the value reaches MM2 properties, Strimzi
 # objects and admission checks, where anything more (spaces, other keys) would be read
 # differently or compared wrongly.
-BootstrapServers = Annotated[str, StringConstraints(pattern=rf"^{_HOST_PORT}(,{_HOST_PORT})*$")]
+_BOOTSTRAP = rf"^{_HOST_PORT}(,{_HOST_PORT})*$"
+BootstrapServers = Annotated[str, StringConstraints(pattern=_BOOTSTRAP)]
+# What each pattern means, in the words the loader's message uses instead of the regex
+PATTERN_MEANINGS = {
+    _DNS_LABEL: "a DNS label: lowercase letters, digits and '-', at most 63, starting and ending with a letter "
+                "or digit",
+    _TOPIC_PREFIX: "the start of a Kafka topic name: letters, digits, '.', '_' and '-' only, at most 249",
+    _GRANT_TOPIC: "a topic prefix (letters, digits, '.', '_' and '-' only, at most 249)",
+    K8S_NAME.pattern: "a Kubernetes name: lowercase letters, digits, '-' and '.', starting and ending with a "
+                      f"letter or digit, at most {K8S_NAME_MAX}",
+    _PRINCIPAL: "'User:' followed by a name without blanks",
+    _BOOTSTRAP: "host:port[,host:port...] and nothing else",
+}
 
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 # A first topic prefix the probe topic (prefix + "mm2gov-probe") can follow: Kafka's legal topic characters,
@@ -136,7 +157,7 @@ class Flow(Strict):
 
 class Grant(Strict):
     to: NonEmpty
-    topics: list[str] = Field(min_length=1, description="Topic prefixes of the granting tenant")
+    topics: list[GrantTopic] = Field(min_length=1, description="Topic prefixes of the granting tenant")
     access: list[NonEmpty] = Field(min_length=1, description="Only read is allowed by the built-in policy")
 
 
@@ -148,7 +169,9 @@ class Tenant(Strict):
         default_factory=list,
         description="Clusters where the tenant's own topics live; default: its flows' sources, else every cluster",
     )
-    topic_prefixes: list[NonEmpty] = Field(min_length=1)
+    topic_prefixes: list[TopicPrefix] = Field(
+        min_length=1, description="The starts of the tenant's topic names: letters, digits, '.', '_', '-' (the "
+                                  "characters of a Kafka topic name), ending with a separator")
     group_prefixes: list[NonEmpty] = Field(default_factory=list)
     principals: list[Principal] = Field(default_factory=list)
     namespace: DnsLabel | None = Field(

@@ -5,11 +5,12 @@ Names are this module's own (acct., mkt.): the session stack is shared with othe
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 
 from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
 from governance.model.acl import AclBinding
@@ -91,3 +92,26 @@ def test_wrong_password_is_refused(stack):
         producer.poll(0.5)
     assert errors, "the broker accepted a wrong SCRAM password"
     assert errors[0].code() == KafkaError._AUTHENTICATION
+
+
+def test_the_broker_accepts_exactly_the_topic_names_a_topic_prefix_may_hold(stack):
+    """schema.TopicPrefix claims Kafka's own rule for topic names: the real broker is asked (CreateTopics with
+    validate_only, nothing is created) about a name with each printable ASCII character, a non-ASCII letter,
+    and the longest names; it must accept exactly what the pattern allows."""
+    from confluent_kafka.admin import NewTopic
+
+    from governance.config.schema import TopicPrefix
+
+    pattern = re.compile(TopicPrefix.__metadata__[0].pattern)
+    names = [f"vb{c}x" for c in map(chr, range(0x21, 0x7F))] + ["vb\u00e9x", "vb x", "v" * 249, "v" * 250]
+    admin = admin_client(stack.kafka["source"].admin_config())
+    futures = admin.create_topics([NewTopic(n, 1, 1) for n in names], validate_only=True, request_timeout=30)
+    accepted = set()
+    for name, future in futures.items():
+        try:
+            future.result(timeout=60)
+            accepted.add(name)
+        except KafkaException as exc:
+            assert exc.args[0].name() == "TOPIC_EXCEPTION" and "Topic name is invalid" in str(exc), (name, exc)
+    assert accepted == {n for n in names if pattern.fullmatch(n)}
+    assert len(accepted) == 26 * 2 + 10 + 3 + 1  # letters, digits, '.', '_', '-', and 249 characters

@@ -108,7 +108,7 @@ def test_a_secret_name_is_a_kubernetes_name(repo, name):
     files as a path part (<secrets-path>/<ca_secret>/ca.crt): nothing else may be one."""
     edit(repo / "clusters.yaml", "ca_secret: cloud-cluster-ca", f"ca_secret: {json.dumps(name)}")
     [problem] = problems_of(repo)
-    assert problem.startswith("clusters.yaml:20: clusters.cloud.security.ca_secret: String should match pattern")
+    assert problem.startswith("clusters.yaml:20: clusters.cloud.security.ca_secret: must be a Kubernetes name: ")
 
 
 def test_all_problems_are_reported_together(repo):
@@ -449,3 +449,32 @@ def test_a_cluster_alias_that_makes_reserved_topics_remote_is_refused(repo):
     [problem] = problems_of(repo)
     assert problem.startswith("clusters.yaml:") and "clusters.mm2gov: alias 'mm2gov' is reserved: its remote topics " \
         "'mm2gov.*' would cover the reserved topic prefix 'mm2gov.'" in problem
+
+
+@pytest.mark.parametrize("field, value", [
+    ("topic_prefixes", "pay ments."), ("topic_prefixes", "payments.${jndi:ldap://x/a}."),
+    ("topic_prefixes", "payments.#x."), ("topic_prefixes", "paym\u00ebnts."), ("topic_prefixes", "p" * 250),
+    ("grants", "payments.public. x"), ("grants", "payments.public.${x}"),
+])
+def test_a_topic_prefix_no_topic_name_can_start_with_is_refused_where_it_is_written(repo, field, value):
+    """A topic name holds only letters, digits, '.', '_' and '-', at most 249 of them (Kafka's Topic.validate):
+    a prefix or granted prefix with anything else names no topic and is refused at its line, not compiled
+    into ACLs and regexes that match nothing."""
+    path = repo / "tenants" / "payments.yaml"
+    tenant = yaml.safe_load(path.read_text())
+    if field == "grants":
+        tenant["grants"][0]["topics"] = [value]
+    else:
+        tenant["topic_prefixes"] = [value]
+    path.write_text(yaml.safe_dump(tenant, allow_unicode=True))
+    with pytest.raises(ConfigError) as refused:
+        load_inventory(repo)
+    where = "grants[0].topics[0]" if field == "grants" else "topic_prefixes[0]"
+    assert "tenants/payments.yaml:" in str(refused.value) and where in str(refused.value)
+    assert "letters, digits, '.', '_' and '-' only, at most 249" in str(refused.value)  # the rule, not a regex
+    if field == "grants":
+        tenant["grants"][0]["topics"] = ["payments.public."]
+    else:
+        tenant["topic_prefixes"] = ["payments."]
+    path.write_text(yaml.safe_dump(tenant, allow_unicode=True))
+    load_inventory(repo)  # the same file with a legal value loads

@@ -182,9 +182,13 @@ def test_a_bad_slo_names_the_key(tmp_path, slo, problem):
 
 
 def test_an_slo_needs_a_first_prefix_that_can_name_a_topic(tmp_path):
-    root = _repo(tmp_path, {"slo": SLO}, {"topic_prefixes": ["pay ments.", "payments."]})
+    """Any topic prefix is a topic name's start (schema.TopicPrefix); with an slo the first one must also
+    leave room for the probe topic's name within Kafka's 249 characters."""
+    long_prefix = "p" * 240 + "."  # a topic prefix (241 <= 249), but 241 + len("mm2gov-probe") > 249
+    root = _repo(tmp_path, {"slo": SLO}, {"topic_prefixes": [long_prefix, "payments."]})
     with pytest.raises(ConfigError, match="names the probe topic and must be a Kafka topic name"):
         load_inventory(root)
+    load_inventory(_repo(tmp_path / "without", {}, {"topic_prefixes": [long_prefix, "payments."]}))
 
 
 def test_the_audit_knows_the_probe_as_the_tenants(compiled):
