@@ -5,7 +5,9 @@ install/replication-policy.sh), then Kafka's libs: a flow's file names
 `io.mm2gov.replication.FlowReplicationPolicy` (or the identity one) as `replication.policy.class`.
 `kafka_version="3"` runs the MM2 of the last Kafka 3.x release (KAFKA3_VERSION, install/kafka3.sh) instead
 of the pinned 4.x, with the same policy jar (built against 4.x, using only the KIP-690 API 3.x has): the
-MM2 a flow is rolled from in the version-upgrade test, and a legacy shared MM2 in the migration test.
+MM2 a flow is rolled from in the version-upgrade test, and a legacy shared MM2 in the migration test. An exact
+release of `tools.mm2_boundary_versions()` ("3.0.2", "3.1.1": install/legacy-mm2.sh) runs that release's MM2, either
+side of the oldest one admission accepts, with the same policy jar: the version-boundary test.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from governance.devstack.process import LOOPBACK, ManagedProcess, ensure_port_fr
 MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
 STARTED_LINE = "Kafka MirrorMaker started"
 KafkaMajor = Literal["4", "3"]
+# a KafkaMajor, or an exact release of tools.mm2_boundary_versions() (the version-boundary test's older MM2s)
+Mm2Kafka = KafkaMajor | str
 
 
 @dataclass
@@ -37,7 +41,7 @@ class MirrorMaker:
     run_dir: Path
     metrics_config: Path | None = None  # a Prometheus JMX exporter config: serve /metrics when given
     metrics_port: int = 0
-    kafka_version: KafkaMajor = "4"  # "3": Kafka 3.x's MM2 (KAFKA3_VERSION) instead of the pinned 4.x
+    kafka_version: Mm2Kafka = "4"  # "3": KAFKA3_VERSION's MM2 instead of the pinned 4.x; "3.0.2": that release's
     log4j_config: Path | None = None  # a log4j2 properties file (`generate`'s mm2/logging/); else plain text
     process: ManagedProcess | None = None
     _log_start: int = 0  # the log is appended to across runs: readiness looks past this offset only
@@ -101,11 +105,18 @@ class MirrorMaker:
             self.process.popen.wait(timeout)
 
 
-def mm2_classpath(kafka_version: KafkaMajor = "4") -> str:
-    """The replication policy's jar before Kafka's libs, the pinned 4.x's or (`"3"`) the last 3.x release's
-    (MissingTool, with the remedy, when either is absent)."""
-    distribution = tools.kafka3() if kafka_version == "3" else tools.kafka()
-    return f"{tools.replication_policy_jar()}:{distribution.classpath}"
+def mm2_classpath(kafka_version: Mm2Kafka = "4") -> str:
+    """The replication policy's jar before Kafka's libs, the pinned 4.x's, (`"3"`) the last 3.x release's or an
+    exact boundary release's (MissingTool, with the remedy, when either is absent)."""
+    return f"{tools.replication_policy_jar()}:{mm2_distribution(kafka_version).classpath}"
+
+
+def mm2_distribution(kafka_version: Mm2Kafka = "4") -> tools.KafkaDistribution:
+    if kafka_version == "4":
+        return tools.kafka()
+    if kafka_version == "3":
+        return tools.kafka3()
+    return tools.legacy_mm2(kafka_version)  # ValueError unless versions.env pins it
 
 
 def dedicated_properties(

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import serialization
 from governance.devstack.files import write_private, write_public
 from governance.devstack.kafka import KafkaCluster
 from governance.devstack.kube import KubeApiServer
-from governance.devstack.mirrormaker import KafkaMajor, MirrorMaker, dedicated_properties
+from governance.devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties
 from governance.devstack.opa import OpaServer
 from governance.devstack.process import DevstackError, free_port, pid_alive, port_open, stop_pid
 from governance.policy.bundle import BUILTIN_DIR
@@ -133,10 +133,11 @@ class Stack:
 
     # -- MirrorMaker ---------------------------------------------------------
     def start_mirrormaker(self, flow_id: str, properties: Path, timeout: float = 120,
-                          metrics_config: Path | None = None, kafka_version: KafkaMajor = "4",
+                          metrics_config: Path | None = None, kafka_version: Mm2Kafka = "4",
                           log4j_config: Path | None = None) -> MirrorMaker:
         """Start a dedicated MM2; with `metrics_config`, a JMX exporter serves its /metrics on loopback;
-        `kafka_version="3"` runs the last Kafka 3.x release's MM2 instead of the pinned 4.x; `log4j_config`
+        `kafka_version="3"` runs the last Kafka 3.x release's MM2 instead of the pinned 4.x (an exact release of
+        tools.mm2_boundary_versions(), e.g. "3.0.2", that release's); `log4j_config`
         (a flow's generated mm2/logging/ file) replaces the stack's plain-text logging."""
         if flow_id in self.mirrormakers and self.mirrormakers[flow_id].process:
             raise DevstackError(f"MirrorMaker for flow {flow_id} already runs")

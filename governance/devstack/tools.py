@@ -2,10 +2,11 @@
 
 The tools mm2gov itself runs (opa, Java, Spark's Kafka jars), the pinned versions and the cache
 are found by `governance.tools` (re-exported here); this module adds what only the local stack
-runs: the Kafka distribution, kube-apiserver, etcd, the JMX exporter agent, Prometheus, promtool and
-Alertmanager (the monitoring tests), kustomize (which builds the manifests under k8s/ for the tests)
-and the jars built from this checkout's Java modules (the per-flow MM2 replication policy; the
-oracle's is found by devstack/oracle.py). `make setup` (install/*.sh) puts them in the cache; every
+runs: the Kafka distributions (4.x, the last 3.x, the MM2s either side of the oldest one admission
+accepts), kube-apiserver, etcd, the JMX exporter agent, Prometheus, promtool and Alertmanager (the
+monitoring tests), kustomize (which builds the manifests under k8s/ for the tests) and the jars built
+from this checkout's Java modules (the per-flow MM2 replication policy; the oracle's is found by
+devstack/oracle.py). `make setup` (install/*.sh) puts them in the cache; every
 lookup fails with one line that says what is missing and how to get it.
 """
 
@@ -45,6 +46,8 @@ __all__ = [
     "kafka3",
     "kube_apiserver",
     "kustomize",
+    "legacy_mm2",
+    "mm2_boundary_versions",
     "opa",
     "prometheus",
     "promtool",
@@ -86,6 +89,26 @@ def kafka3() -> KafkaDistribution:
     home = cache_dir() / f"kafka-3.x-{version}-mm2"
     if not (home / ".complete").is_file():
         raise MissingTool(f"Kafka {version} (older broker, MM2) jars not found in {home}: {setup_hint('kafka3.sh')}")
+    return KafkaDistribution(version, home / "libs")
+
+
+def mm2_boundary_versions() -> tuple[str, str]:
+    """The Kafka releases just below and at the oldest MirrorMaker 2 admission accepts (MIN_MM2_VERSION in
+    governance/kafka/version.py): KAFKA_MM2_BELOW_MIN_VERSION and KAFKA_MM2_AT_MIN_VERSION (versions.env)."""
+    pinned = versions()
+    return pinned["KAFKA_MM2_BELOW_MIN_VERSION"], pinned["KAFKA_MM2_AT_MIN_VERSION"]
+
+
+def legacy_mm2(version: str) -> KafkaDistribution:
+    """The MirrorMaker 2 (connect-mirror and its runtime, no broker) of one of `mm2_boundary_versions()`, which the
+    version-boundary test runs on a generated flow file (install/legacy-mm2.sh)."""
+    pinned = mm2_boundary_versions()
+    if version not in pinned:
+        raise ValueError(f"Kafka {version}'s MM2 is not pinned: the stack fetches {' and '.join(pinned)} "
+                         "(KAFKA_MM2_BELOW_MIN_VERSION, KAFKA_MM2_AT_MIN_VERSION in versions.env)")
+    home = cache_dir() / f"kafka-mm2-{version}"
+    if not (home / ".complete").is_file():
+        raise MissingTool(f"Kafka {version} (MM2) jars not found in {home}: {setup_hint('legacy-mm2.sh')}")
     return KafkaDistribution(version, home / "libs")
 
 

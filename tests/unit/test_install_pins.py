@@ -14,7 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from governance.devstack.tools import INSTALL_DIR, cache_dir, jmx_exporter_agent, kafka, kafka3, versions
+from governance.devstack.tools import (
+    INSTALL_DIR,
+    cache_dir,
+    jmx_exporter_agent,
+    kafka,
+    kafka3,
+    legacy_mm2,
+    mm2_boundary_versions,
+    versions,
+)
 from governance.tools import pyspark_version
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,6 +98,11 @@ def test_the_lists_name_the_pinned_versions() -> None:
     assert f"spark-sql-kafka-0-10_2.13-{pyspark}.jar" in _names("spark-kafka.sha256")
     assert {f"api-{pinned['STRIMZI_VERSION']}.jar", f"crd-generator-{pinned['STRIMZI_VERSION']}.jar"} <= _names(
         "strimzi-crds.sha256")
+    for version in mm2_boundary_versions():  # MM2 only, logging through log4j2 as the other processes
+        names = _names(f"legacy-mm2-{version}.sha256")
+        assert {f"connect-mirror-{version}.jar", f"connect-runtime-{version}.jar"} <= names
+        elsewhere = r"(kafka_2\.13|log4j|reload4j|slf4j-log4j12|slf4j-reload4j)-[\d.]+\.jar"  # a broker, log4j 1
+        assert not {n for n in names if re.fullmatch(elsewhere, n)}, names
 
 
 def test_the_jars_the_suite_runs_on_are_the_locked_ones() -> None:
@@ -96,7 +110,8 @@ def test_the_jars_the_suite_runs_on_are_the_locked_ones() -> None:
     spark_kafka = cache_dir() / f"spark-kafka-{pyspark_version()}"
     for listing, folder in [("kafka.sha256", kafka().libs), ("kafka3.sha256", kafka3().libs),
                             ("jmx-exporter.sha256", jmx_exporter_agent().parent),
-                            ("spark-kafka.sha256", spark_kafka)]:
+                            ("spark-kafka.sha256", spark_kafka),
+                            *[(f"legacy-mm2-{v}.sha256", legacy_mm2(v).libs) for v in mm2_boundary_versions()]]:
         checked = _verify(CHECKSUMS / listing, folder)
         assert checked.returncode == 0, checked.stderr
 
@@ -110,7 +125,7 @@ def test_every_maven_fetch_names_the_pinned_dependency_plugin() -> None:
         text = script.read_text()
         goals += re.findall(r'"([^"\s]+):(?:copy|copy-dependencies)"', text)
         assert not re.search(r"(?<![\w:$-])dependency:copy", text), f"{script.name}: a Maven goal without its version"
-    assert len(goals) == 5  # kafka (libs, agent), kafka3, spark-kafka, strimzi-crds
+    assert len(goals) == 6  # kafka (libs, agent), kafka3, legacy-mm2, spark-kafka, strimzi-crds
     named = "org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN_VERSION"
     assert set(goals) <= {named, "$DEPENDENCY_PLUGIN"}
     assert f'DEPENDENCY_PLUGIN="{named}"' in (INSTALL_DIR / "kafka.sh").read_text()

