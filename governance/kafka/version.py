@@ -352,7 +352,8 @@ def cluster_report(clusters: Mapping[str, Any], pairs: Iterable[tuple[str, str]]
 # (KIP-690, Kafka 3.1): mm2gov's per-flow policy (replication-policy/) keeps each flow to its own topics through
 # those methods, and test_mm2_upgrade shows a 3.x MM2 copying no heartbeats topic the flow does not own although
 # it has no `heartbeats.replication.enabled` (KIP-1089, Kafka 4.0). An older MM2 ignores the methods and shares
-# `mm2-offset-syncs.<alias>.internal` and `<alias>.checkpoints.internal` between every flow of two clusters.
+# `mm2-offset-syncs.<alias>.internal`, `<alias>.checkpoints.internal` and `heartbeats` between every flow of two
+# clusters: test_mm2_version_boundary runs the generated file on real 3.0.2 and 3.1.1 MM2s and sees exactly that.
 MIN_MM2_VERSION = (3, 1)
 
 
