@@ -31,6 +31,7 @@ from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from governance.config import load_inventory  # noqa: E402
+from governance.policy.decide import decide  # noqa: E402
 from spark_audit.checks import ACL_CHECKS, CHECKS  # noqa: E402
 from spark_audit.model import SNAPSHOT_SCHEMAS, Snapshot, Tenancy  # noqa: E402
 from spark_audit.run import spark_session  # noqa: E402
@@ -158,7 +159,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mm2gov-bench-audit-") as tmp:
         work = Path(tmp)
         write_repo(work / "repo")
-        tenancy = build_tenancy(spark, load_inventory(work / "repo"))
+        inventory = load_inventory(work / "repo")
+        tenancy = build_tenancy(spark, decide(inventory).tenancy, inventory.clusters)
         snapshots = {size: snapshot(spark, size, work) for size in sizes}
         timed("ACL_CROSS_TENANT", snapshots[sizes[0]], tenancy)  # warm-up: JIT, code generation
         results: dict[int, dict[str, tuple[float, int]]] = {}

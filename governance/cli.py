@@ -244,9 +244,10 @@ secrets_dir_option = click.option(
     help="Secret store as mounted Secrets: <dir>/<secret>/<key> (admin credentials, CAs, SCRAM passwords).")
 
 
-def _desired_state(repo: Path, opa_url: str | None, secrets_path: str):
-    """Load, decide and compile; a repo with high or critical violations is refused (exit 1)."""
-    from governance.compile.desired import compile_desired
+def _decided(repo: Path, opa_url: str | None):
+    """Load and decide: the inventory and the policy decision every command acts on. A repo with high or
+    critical violations gets one answer from every command that acts on it (generate, apply, drift, audit,
+    failover, probe): the violations and exit 1, nothing done."""
     from governance.config import load_inventory
     from governance.policy.decide import decide
     from governance.render import violations as render
@@ -258,6 +259,14 @@ def _desired_state(repo: Path, opa_url: str | None, secrets_path: str):
         click.echo(render.text(blocking), err=True, nl=False)
         click.echo("error: refusing to act on a repo with high or critical violations", err=True)
         sys.exit(EXIT_VIOLATIONS)
+    return inventory, decision
+
+
+def _desired_state(repo: Path, opa_url: str | None, secrets_path: str):
+    """Load, decide and compile; a repo with high or critical violations is refused (exit 1)."""
+    from governance.compile.desired import compile_desired
+
+    inventory, decision = _decided(repo, opa_url)
     return inventory, compile_desired(inventory, decision, secrets_path)
 
 
@@ -519,11 +528,13 @@ def admission_serve(repo: Path, tls_cert: Path, tls_key: Path, host: str, port: 
               help="How many of the newest records of each partition the scan reads (0: metadata only).")
 @click.option("--check", "checks", multiple=True, help="Run only these checks (repeatable); default: all.")
 @secrets_dir_option
+@opa_url_option
 def audit(repo: Path, out: Path, formats: str, fail_on: str, spark_master: str, records_per_partition: int,
-          checks: tuple[str, ...], secrets_dir: Path) -> None:
+          checks: tuple[str, ...], secrets_dir: Path, opa_url: str | None) -> None:
     """Scan the live clusters for cross-tenant leakage: ACLs, topics, groups and the replicated
-    records, against REPO. Writes the reports and adds the run to OUT/history. Exit 1 on
-    findings at or above --fail-on, 3 when a cluster or table could not be collected (the
+    records, against REPO's policy decision (the tenancy generate compiles). Writes the reports and
+    adds the run to OUT/history. Exit 1 on findings at or above --fail-on, or when REPO has high or
+    critical violations (nothing is scanned), 3 when a cluster or table could not be collected (the
     report then says PARTIAL and is never clean)."""
     from governance.secrets.store import DirSecretStore
     from spark_audit import require_pyspark
@@ -538,7 +549,9 @@ def audit(repo: Path, out: Path, formats: str, fail_on: str, spark_master: str, 
                                  param_hint="--format")
     options = AuditOptions(out=out, formats=wanted, master=spark_master, records_per_partition=records_per_partition,
                            checks=checks or None)
-    run = run_audit(repo, DirSecretStore(secrets_dir), options, progress=lambda line: click.echo(line, err=True))
+    inventory, decision = _decided(repo, opa_url)
+    run = run_audit(inventory, decision.tenancy, DirSecretStore(secrets_dir), options,
+                    progress=lambda line: click.echo(line, err=True))
     counts = {sev: sum(1 for f in run.findings if f["severity"] == sev) for sev in SEVERITIES}
     click.echo(f"audit {run.run_id}: {len(run.findings)} findings ("
                + ", ".join(f"{counts[sev]} {sev}" for sev in reversed(SEVERITIES)) + f"), "

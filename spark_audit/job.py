@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from governance import tools
-from governance.config import load_inventory
+from governance.config.loader import Inventory
 from governance.kafka.apply import client_config
+from governance.model import tenancy as resolved
 from governance.secrets.store import SecretStore
 from spark_audit.catalog import catalog
 from spark_audit.collect import collect
@@ -46,18 +47,18 @@ def _scan_topics(topic_rows: list[tuple], alias: str) -> dict[str, int]:
             if cluster == alias and not topic.startswith(SKIPPED_TOPICS) and partitions}
 
 
-def run_audit(repo: Path, store: SecretStore, options: AuditOptions,
+def run_audit(inventory: Inventory, tenancy: resolved.Tenancy, store: SecretStore, options: AuditOptions,
               progress: Callable[[str], None] = log.info) -> AuditRun:
+    """Audit the live clusters of `inventory` against the resolved tenancy (the repo's policy decision)."""
     began = time.perf_counter()
     started = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    inventory = load_inventory(repo)
     progress(f"collecting metadata from {len(inventory.clusters)} clusters")
     collected = collect(inventory.clusters, store, progress)
     progress(f"starting Spark ({options.master or 'from spark-submit'})")
     jars = {"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))} if options.master else {}  # else --jars
     spark = spark_session(options.master, settings=jars)
-    tenancy = build_tenancy(spark, inventory)
-    markers = sorted({t.record_marker.header for t in inventory.tenants.values() if t.record_marker})
+    frames = build_tenancy(spark, tenancy, inventory.clusters)
+    markers = sorted({t.record_marker.header for t in tenancy if t.record_marker})
     snapshot = snapshot_frames(spark, collected.rows, collected.partial)
     records = snapshot.records
     scanned = 0
@@ -85,11 +86,11 @@ def run_audit(repo: Path, store: SecretStore, options: AuditOptions,
         progress(f"{alias}: scanned {count} records in {sum(len(p) for p in window.values())} partitions")
     snapshot = dataclasses.replace(snapshot, records=records, partial=tuple(collected.partial))
     progress("running checks")
-    findings = [_finding(row.asDict()) for row in run_checks(spark, snapshot, tenancy, options.checks, progress)]
+    findings = [_finding(row.asDict()) for row in run_checks(spark, snapshot, frames, options.checks, progress)]
     run = AuditRun(
-        run_id=started.strftime("%Y%m%dT%H%M%SZ"), started=started.isoformat(), repo=str(repo),
+        run_id=started.strftime("%Y%m%dT%H%M%SZ"), started=started.isoformat(), repo=str(inventory.root),
         clusters=sorted(inventory.clusters), partial=list(collected.partial), problems=list(collected.problems),
-        tenants=sorted(inventory.tenants), findings=findings,
+        tenants=sorted(tenancy.tenants), findings=findings,
         checks=dict(catalog()),
         records_scanned=scanned, seconds=round(time.perf_counter() - began, 1))
     history = _history(spark, options.out / "history", run)

@@ -75,9 +75,11 @@ TENANCY_SCHEMAS: dict[str, StructType] = {
     # (`User:mm2gov-probe-<tenant>`, when one of its flows has an slo; flow_id null).
     "principals": _schema(("tenant", S, False), ("principal", S, False), ("role", S, False),
                           ("flow_id", S, True), ("access", STRINGS, False)),
-    # topics/groups: the flow's Java regexes (MM2 matches whole names).
+    # topics/groups: the flow's Java regexes (MM2 matches whole names); exclude_topics/exclude_groups: the
+    # regexes of what the flow does not copy even when topics/groups match it (they only narrow the flow).
     "flows": _schema(("tenant", S, False), ("flow_id", S, False), ("source", S, False), ("target", S, False),
-                     ("replication_policy", S, False), ("topics", STRINGS, False), ("groups", STRINGS, False)),
+                     ("replication_policy", S, False), ("topics", STRINGS, False), ("groups", STRINGS, False),
+                     ("exclude_topics", STRINGS, False), ("exclude_groups", STRINGS, False)),
     "markers": _schema(("tenant", S, False), ("header", S, False), ("value", S, False)),
     # Each tenant's data classification (public | internal | confidential | restricted): what a finding
     # about reach into its data weighs (checks.common.data_severity).

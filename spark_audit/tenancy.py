@@ -1,37 +1,22 @@
-"""The tenancy tables from a governance repo: who owns which names, who may do what.
+"""The tenancy tables from the resolved tenancy: who owns which names, who may do what.
 
-Built from the Inventory alone (no OPA), mirroring what `governance.compile`
-derives from the OPA scopes (docs/policies.md) with the same helpers: flow ids,
-MM2 principals, internal prefixes and topics, remote names, MM2 scopes and their
-pattern types. Grants are kept
-only when the built-in policy would keep them (`grant_valid`): an invalid grant
-never excuses an access. `tenancy_rows` is pure, so it is tested without Spark.
+Built from `governance.model.tenancy` (the policy decision, parsed once), as compile is: the flows, their
+exclusions, the home clusters and the grants the policy kept (an invalid grant is not in the decision, so
+it never excuses an access), with every name from `governance.model.names`. Only the clusters' zones come
+from clusters.yaml. `tenancy_rows` is pure, so it is tested without Spark.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from pyspark.sql import SparkSession
 
-from governance.compile.acls import (
-    mm2_internal_prefix,
-    mm2_principal,
-    mm2_scope,
-    pattern_type,
-)
-from governance.config.loader import Inventory
-from governance.config.schema import EXACTLY_ONCE, Grant, Tenant
-from governance.model.names import (
-    connect_names,
-    flow_id,
-    literal_regex,
-    mm2_flow_topics,
-    probe_principal,
-    probe_topic,
-    remote_name,
-)
+from governance.compile.acls import mm2_scope, pattern_type
+from governance.config.schema import Cluster
+from governance.model import tenancy as resolved
 from spark_audit.model import TENANCY_SCHEMAS, Tenancy, tenancy_frames
 
 
@@ -60,6 +45,8 @@ class FlowRow(NamedTuple):
     replication_policy: str
     topics: tuple[str, ...]
     groups: tuple[str, ...]
+    exclude_topics: tuple[str, ...]
+    exclude_groups: tuple[str, ...]
 
 
 class MarkerRow(NamedTuple):
@@ -105,78 +92,63 @@ class Mm2TopicRow(NamedTuple):
     role: str  # offset_syncs | checkpoints | heartbeats | configs | offsets | status
 
 
-WILDCARD_GRANT_TOPICS = {"*", ".*", "", ".", "-", "_"}
-
-
-def grant_valid(tenant: Tenant, grant: Grant, tenants: dict[str, Tenant]) -> bool:
-    """The built-in policy's `grant_valid`: known receiver, read only, inside the granter's prefixes."""
-    return (grant.to in tenants and set(grant.access) <= {"read"}
-            and all(topic not in WILDCARD_GRANT_TOPICS and topic.startswith(tuple(tenant.topic_prefixes))
-                    for topic in grant.topics))
-
-
-def tenancy_rows(inventory: Inventory) -> dict[str, list[tuple]]:
+def tenancy_rows(tenancy: resolved.Tenancy, clusters: Mapping[str, Cluster]) -> dict[str, list[tuple]]:
     """Every tenancy table as row tuples (see model.TENANCY_SCHEMAS), sorted."""
     rows: dict[str, set[tuple]] = {name: set() for name in TENANCY_SCHEMAS}
-    rows["clusters"] = {ClusterRow(alias, cluster.zone) for alias, cluster in inventory.clusters.items()}
-    for name, tenant in inventory.tenants.items():
+    rows["clusters"] = {ClusterRow(alias, cluster.zone) for alias, cluster in clusters.items()}
+    for tenant in tenancy:
+        name = tenant.tenant
         rows["classifications"].add(ClassificationRow(name, tenant.classification))
         for prefix in tenant.topic_prefixes:
             rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, None, "own", None))
         for prefix in tenant.group_prefixes:
             rows["tenant_prefixes"].add(TenantPrefix(name, "group", prefix, None, "own", None))
         for principal in tenant.principals:
-            access = tuple(sorted(set(principal.access)))
-            rows["principals"].add(PrincipalRow(name, principal.name, "tenant", None, access))
+            rows["principals"].add(PrincipalRow(name, principal.name, "tenant", None, tuple(sorted(principal.access))))
         if tenant.record_marker is not None:
             rows["markers"].add(MarkerRow(name, tenant.record_marker.header, tenant.record_marker.value))
+        if tenant.probe_principal:  # the tenant's own (compile/acls.py probe_scope)
+            rows["principals"].add(PrincipalRow(name, tenant.probe_principal, "probe", None, ()))
         for flow in tenant.flows:
-            fid = flow_id(name, flow.source, flow.target)
-            principal, internal = mm2_principal(fid), mm2_internal_prefix(fid)
-            remotes = [remote_name(flow.replication_policy, flow.source, p) for p in tenant.topic_prefixes]
-            # an slo flow also replicates the tenant's probe topic (compile/mm2.py topics_items)
-            probe = [literal_regex(probe_topic(tenant.topic_prefixes))] if flow.slo else []
-            rows["flows"].add(FlowRow(name, fid, flow.source, flow.target, flow.replication_policy,
-                                      (*flow.topics, *probe), tuple(flow.groups)))
-            if flow.slo:  # the tenant's probe principal (compile/acls.py probe_scope): the tenant's own
-                rows["principals"].add(PrincipalRow(name, probe_principal(name), "probe", None, ()))
-            rows["principals"].add(PrincipalRow(name, principal, "mm2", fid, ()))
-            for prefix in remotes:
-                rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, flow.target, "remote", fid))
+            # an slo flow also replicates the tenant's probe topic (Flow.topic_items, as compile/mm2.py)
+            rows["flows"].add(FlowRow(name, flow.id, flow.source, flow.target, flow.replication_policy,
+                                      flow.topic_items, flow.groups, flow.exclude_topics, flow.exclude_groups))
+            rows["principals"].add(PrincipalRow(name, flow.mm2_principal, "mm2", flow.id, ()))
+            for prefix in flow.remote_topic_prefixes:
+                rows["tenant_prefixes"].add(TenantPrefix(name, "topic", prefix, flow.target, "remote", flow.id))
             for kind in ("topic", "group"):
-                rows["tenant_prefixes"].add(TenantPrefix(name, kind, internal, flow.target, "internal", fid))
+                rows["tenant_prefixes"].add(TenantPrefix(name, kind, flow.internal_prefix, flow.target, "internal",
+                                                         flow.id))
             # compile/acls.py's own definition: nothing on CLUSTER (it lists every tenant's ACLs and SCRAM users);
             # an exactly-once flow's own transactional ids on its target
-            scope = mm2_scope(flow.source, flow.target, fid, tenant.topic_prefixes, tenant.group_prefixes, remotes,
-                              exactly_once=flow.delivery == EXACTLY_ONCE)
+            scope = mm2_scope(flow.source, flow.target, flow.id, list(tenant.topic_prefixes),
+                              list(tenant.group_prefixes), list(flow.remote_topic_prefixes),
+                              exactly_once=flow.exactly_once)
             for cluster, resource_type, prefixes, operations in scope:
                 for prefix in prefixes:
-                    rows["mm2_scopes"].add(Mm2ScopeRow(name, fid, principal, cluster, resource_type, prefix,
-                                                       tuple(sorted(operations)), pattern_type(prefix)))
-            for role, topic in _mm2_topics(fid).items():
-                rows["mm2_topics"].add(Mm2TopicRow(name, fid, flow.target, topic, role))
-        for grant in tenant.grants:
-            if not grant_valid(tenant, grant, inventory.tenants):
-                continue
+                    rows["mm2_scopes"].add(Mm2ScopeRow(name, flow.id, flow.mm2_principal, cluster, resource_type,
+                                                       prefix, tuple(sorted(operations)), pattern_type(prefix)))
+            for role, topic in _mm2_topics(flow).items():
+                rows["mm2_topics"].add(Mm2TopicRow(name, flow.id, flow.target, topic, role))
+        for grant in tenant.grants_given:  # the grants the policy kept (grant_valid), and only those
             access = tuple(sorted(set(grant.access)))
             for topic in grant.topics:
                 rows["grants"].add(GrantRow(name, grant.to, topic, access, None))
                 for flow in tenant.flows:  # the granted names where the tenant's flows copy them
-                    rows["grants"].add(GrantRow(name, grant.to, remote_name(flow.replication_policy, flow.source,
-                                                                             topic), access, flow.target))
+                    rows["grants"].add(GrantRow(name, grant.to, flow.remote_name(topic), access, flow.target))
     return {table: sorted(items, key=_sort_key) for table, items in rows.items()}
 
 
-def _mm2_topics(fid: str) -> dict[str, str]:
+def _mm2_topics(flow: resolved.Flow) -> dict[str, str]:
     """role -> name of the flow's own MM2 and Connect topics, as names.py names them."""
-    connect = dataclasses.asdict(connect_names(fid))
+    connect = dataclasses.asdict(flow.connect)
     del connect["group"]
-    return {**dataclasses.asdict(mm2_flow_topics(fid)), **connect}
+    return {**dataclasses.asdict(flow.mm2_topics), **connect}
 
 
 def _sort_key(row: tuple) -> tuple:
     return tuple("" if v is None else str(v) for v in row)
 
 
-def build_tenancy(spark: SparkSession, inventory: Inventory) -> Tenancy:
-    return tenancy_frames(spark, tenancy_rows(inventory))
+def build_tenancy(spark: SparkSession, tenancy: resolved.Tenancy, clusters: Mapping[str, Cluster]) -> Tenancy:
+    return tenancy_frames(spark, tenancy_rows(tenancy, clusters))

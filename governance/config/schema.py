@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 from pydantic.json_schema import models_json_schema
 
 from governance.model.names import K8S_NAME, K8S_NAME_MAX
+from governance.model.tenancy import RecordMarker, Slo
 
 _DNS_LABEL = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 DnsLabel = Annotated[str, StringConstraints(pattern=_DNS_LABEL)]
@@ -103,26 +104,6 @@ class ClustersFile(Strict):
 class Principal(Strict):
     name: PrincipalName
     access: list[Literal["read", "write"]] = Field(min_length=1)
-
-
-class RecordMarker(Strict):
-    header: NonEmpty
-    value: NonEmpty
-
-
-class Slo(Strict):
-    """A flow's replication SLO, measured end to end by `mm2gov probe` (docs/probe.md)."""
-
-    latency_p99_ms: int = Field(gt=0, description="Highest allowed p99 end-to-end latency of the probe's canaries, "
-                                                  "from the probe's send on the source to its read on the target (ms)")
-    max_lost: int = Field(0, ge=0, description="Canaries a run may miss on the target after its wait (default 0)")
-    max_duplicated: int = Field(0, ge=0, description="Duplicate canary copies a run may see on the target "
-                                                     "(default 0; an at_least_once MM2 may copy some twice "
-                                                     "after a crash)")
-    max_reordered: int = Field(0, ge=0, description="Canaries a run may see out of their source partition's "
-                                                    "order (default 0)")
-    affinity: bool = Field(True, description="Every canary lands in the target partition with its source "
-                                             "partition's number (keyed consumers keep their affinity)")
 
 
 class Flow(Strict):

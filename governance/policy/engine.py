@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 from governance.errors import ConfigError, RuntimeFailure
+from governance.model.tenancy import MalformedDecision, Tenancy, parse_tenancy
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
@@ -38,8 +40,18 @@ class Violation:
 
 @dataclass(frozen=True)
 class Decision:
-    scopes: dict[str, Any]
+    scopes: dict[str, Any]  # the decision as OPA returned it (admission hands it back to OPA as data)
     violations: tuple[Violation, ...]
+
+    @cached_property
+    def tenancy(self) -> Tenancy:
+        """The scopes as the one typed model every command reads (governance/model/tenancy.py); a malformed
+        decision is a PolicyError, the deny answer (`parse_decision` asks at once)."""
+        try:
+            return parse_tenancy(self.scopes)
+        except MalformedDecision as exc:
+            raise PolicyError(f"policy decision data.mm2gov.decision has a malformed scope: {exc}; denying") \
+                from None
 
     def at_or_above(self, severity: str) -> list[Violation]:
         return at_or_above(self.violations, severity)
@@ -73,4 +85,6 @@ def parse_decision(result: Any) -> Decision:
                                            ("rule", "severity", "tenant", "message", "location")}))
         except (KeyError, TypeError):
             raise PolicyError(f"a policy returned a malformed violation {item!r:.200}; denying") from None
-    return Decision(result["scopes"], tuple(sorted(set(violations))))
+    decision = Decision(result["scopes"], tuple(sorted(set(violations))))
+    decision.tenancy  # noqa: B018 -- parsed here, so a malformed scope denies before anyone reads it
+    return decision

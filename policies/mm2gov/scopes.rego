@@ -16,6 +16,10 @@ scopes := {name: scope |
 		"topic_prefixes": tenant.topic_prefixes,
 		"group_prefixes": tenant.group_prefixes,
 		"clusters": lib.home_clusters(tenant),
+		# input.py's names (names.tenant_namespace) and the marker its records carry, for the resolved tenancy
+		# (a missing name is null, which governance/model/tenancy.py refuses: the tenant never just vanishes)
+		"namespace": object.get(tenant, ["names", "namespace"], null),
+		"record_marker": object.get(tenant, "record_marker", null),
 		"principals": [{
 			"name": p.name,
 			"access": p.access,

@@ -11,6 +11,8 @@ test_scope_of_a_tenant if {
 		"topic_prefixes": ["payments."],
 		"group_prefixes": ["payments-"],
 		"clusters": ["onprem"],
+		"namespace": "payments",
+		"record_marker": null,
 		"principals": [{
 			"name": "User:payments-app",
 			"access": ["read", "write"],

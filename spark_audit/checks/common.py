@@ -41,6 +41,15 @@ def not_granted(df: DataFrame, tenancy: Tenancy, *, owner: str, accessor: str, n
     return df.join(F.broadcast(grants), condition, "left_anti")
 
 
+def flow_copies(name: str, regex: str, excludes: str) -> Column:
+    """Whether a flow's MM2 copies the topic (or syncs the group) `name`: its whole name matches the flow's
+    `regex` (one exploded item of topics/groups) and none of the flow's `excludes` items (exclude_topics/
+    exclude_groups), as MM2's filter decides with topics.exclude after mm2gov's own exclusions."""
+    whole = "concat('^(?:', {}, ')$')"
+    return F.expr(f"{name} rlike {whole.format(regex)} "
+                  f"and not exists({excludes}, x -> {name} rlike {whole.format('x')})")
+
+
 def joined(values: Column, separator: str = ", ") -> Column:
     return F.array_join(F.array_sort(values), separator)
 

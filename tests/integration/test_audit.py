@@ -33,7 +33,7 @@ from governance.model.names import flow_id, mm2_flow_topics, mm2_internal_prefix
 from governance.secrets.names import scram_secret
 from governance.secrets.store import DirSecretStore
 from governance.secrets.values import random_password
-from tests.conftest import run_cli
+from tests.conftest import REPO_ROOT, run_cli
 from tests.tools.estate import clear_kafka
 
 MARKERS = {"aud-a": "lob-a", "aud-b": "lob-b", "aud-c": "lob-c"}
@@ -300,3 +300,16 @@ def test_an_unreachable_cluster_is_exit_3_and_a_partial_report(audit, deployment
     assert "error: cluster source (127.0.0.1:1) not collected" in done.stderr and "Traceback" not in done.stderr
     assert document["summary"]["status"] == "partial" and "source" in document["run"]["partial"]
     assert "PARTIAL SNAPSHOT" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_a_repo_with_high_violations_is_refused_as_generate_refuses_it(audit, tmp_path):
+    """The audit judges the live clusters by the policy decision, as generate compiles it: a repo the policy
+    refuses (here a grant of write access, high) gets generate's answer, exit 1 with the violations, and
+    nothing is collected or written."""
+    bad = REPO_ROOT / "examples" / "bad" / "grant_write"
+    done, document = audit(bad, tmp_path / "store", tmp_path / "out")
+    generated = run_cli("generate", str(bad), "--out", str(tmp_path / "gen"))
+    assert done.returncode == generated.returncode == 1, done.stderr
+    assert "grant_write" in done.stderr and "refusing to act on a repo with high or critical violations" in done.stderr
+    assert document is None and not (tmp_path / "out").exists()
+    assert "collecting metadata" not in done.stderr and "Traceback" not in done.stderr

@@ -14,7 +14,6 @@ from governance.compile.acls import (
     MM2_TRANSACTIONAL_OPS,
     mm2_internal_prefix,
 )
-from governance.config import load_inventory
 from governance.model.names import connect_names, flow_id, mm2_flow_topics, mm2_principal, mm2_transactional_ids
 from spark_audit.catalog import KEYS, SEVERITIES, catalog, checks_dir, load_meta
 from spark_audit.checks import CHECKS
@@ -30,6 +29,7 @@ from spark_audit.tenancy import (
     tenancy_rows,
 )
 from tests.conftest import REPO_ROOT
+from tests.tools.decided import decided, decided_example
 
 ACME = REPO_ROOT / "examples" / "acme"
 RISK_DR = flow_id("risk", "onprem", "onprem-dr")  # the model's names, e.g. '-' of onprem-dr encoded
@@ -38,7 +38,8 @@ PAYMENTS_DR = flow_id("payments", "onprem", "onprem-dr")
 
 @pytest.fixture(scope="module")
 def acme() -> dict[str, list[tuple]]:
-    return tenancy_rows(load_inventory(ACME))
+    inventory, tenancy = decided_example(ACME)
+    return tenancy_rows(tenancy, inventory.clusters)
 
 
 def test_every_table_matches_its_schema(acme):
@@ -67,7 +68,7 @@ def test_principals_flows_markers(acme):
     assert PrincipalRow("payments", "User:payments-analytics", "tenant", None, ("read",)) in acme["principals"]
     assert PrincipalRow("risk", mm2_principal(RISK_DR), "mm2", RISK_DR, ()) in acme["principals"]
     assert FlowRow("logistics", "logistics-onprem-to-cloud", "onprem", "cloud", "identity",
-                   ("logistics\\.shipments",), ("logistics-.*",)) in acme["flows"]
+                   ("logistics\\.shipments",), ("logistics-.*",), (), ()) in acme["flows"]
     assert acme["markers"] == [MarkerRow("marketing", "lob", "marketing"), MarkerRow("payments", "lob", "payments"),
                                MarkerRow("risk", "lob", "risk")]
     assert {row.cluster for row in acme["clusters"]} == {"onprem", "onprem-dr", "cloud"}
@@ -103,7 +104,8 @@ def test_an_exactly_once_flow_scopes_its_own_transactional_ids(tmp_path: Path):
     payments = repo / "tenants" / "payments.yaml"
     default = "    replication_policy: default\n"
     payments.write_text(payments.read_text().replace(default, f"{default}    delivery: exactly_once\n", 1))
-    rows = tenancy_rows(load_inventory(repo))
+    inventory, tenancy = decided(repo)
+    rows = tenancy_rows(tenancy, inventory.clusters)
     flow = "payments-onprem-to-cloud"
     ids = mm2_transactional_ids(flow)
     transactional = {(r.flow_id, r.cluster, r.prefix, r.pattern_type, r.operations) for r in rows["mm2_scopes"]
@@ -128,7 +130,8 @@ def test_each_flows_own_mm2_topics_are_named_by_names_py(acme):
 
 @pytest.mark.parametrize("repo", ["grant_write", "grant_wildcard", "grant_outside_scope", "grant_unknown_tenant"])
 def test_invalid_grants_excuse_nothing(repo):
-    assert tenancy_rows(load_inventory(REPO_ROOT / "examples" / "bad" / repo))["grants"] == []
+    inventory, tenancy = decided_example(REPO_ROOT / "examples" / "bad" / repo)
+    assert tenancy_rows(tenancy, inventory.clusters)["grants"] == []
 
 
 def test_acl_row_takes_the_contract_shape():

@@ -193,9 +193,11 @@ def test_an_slo_needs_a_first_prefix_that_can_name_a_topic(tmp_path):
 
 def test_the_audit_knows_the_probe_as_the_tenants(compiled):
     from spark_audit.tenancy import tenancy_rows
+    from tests.tools.decided import decided
 
     root, _, _ = compiled
-    rows = tenancy_rows(load_inventory(root))
+    inventory, tenancy = decided(root)
+    rows = tenancy_rows(tenancy, inventory.clusters)
     assert [r for r in rows["principals"] if r.principal == PROBE] == [("payments", PROBE, "probe", None, ())]
     flow = next(r for r in rows["flows"] if r.flow_id == "payments-onprem-to-cloud")
     assert flow.topics[-1] == "payments\\.mm2gov\\-probe"

@@ -82,6 +82,7 @@ tenant(name, overrides) := object.union(
 		"record_marker": null,
 		"flows": [],
 		"grants": [],
+		"names": {"namespace": name},
 	},
 	overrides,
 )

@@ -1,7 +1,7 @@
 """REPLICATION_GAP: within the scanned window, source records missing on the target, or duplicated there.
 
 Pairs come from the declared flows: a source topic whose name a flow's topic
-regex matches (whole name, as MM2 does) and its remote topic on the flow's
+regex matches and none of its exclude_topics do (whole names, as MM2 does) and its remote topic on the flow's
 target (`<source>.<name>`, or `<name>` with identity). MM2 keeps partition
 numbers and record timestamps but not offsets, so records are matched per
 partition by `record_hash` (key + value + timestamp, hashed at collection).
@@ -29,6 +29,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from spark_audit.catalog import SEVERITIES, meta
+from spark_audit.checks.common import flow_copies
 from spark_audit.evidence import NO_REACH
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
@@ -42,10 +43,10 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     records = snapshot.records.filter(F.col("timestamp").isNotNull())
     partial = snapshot.partial_clusters("records")
     flows = F.broadcast(tenancy.flows.filter(~F.col("source").isin(*partial) & ~F.col("target").isin(*partial))
-                        .select("tenant", "flow_id", "source", "target", "replication_policy",
+                        .select("tenant", "flow_id", "source", "target", "replication_policy", "exclude_topics",
                                 F.explode("topics").alias("regex")))
     pairs = (records.select(F.col("cluster").alias("source"), F.col("topic").alias("source_topic")).distinct()
-             .join(flows, "source").filter(F.expr("source_topic rlike concat('^(?:', regex, ')$')"))
+             .join(flows, "source").filter(flow_copies("source_topic", "regex", "exclude_topics"))
              .withColumn("remote_topic", F.when(F.col("replication_policy") == "identity", F.col("source_topic"))
                          .otherwise(F.concat_ws(".", "source", "source_topic")))
              .select(*PAIR).distinct())

@@ -6,7 +6,8 @@ reported when the tenant owning `<name>` (by prefix) differs from the tenant
 owning the replica's name on T (or nobody owns it: another tenant's data landed
 under a foreign or no prefix), or when the replica's name is owned through a
 remote prefix but no declared `default` flow of that tenant from `<source>` to T
-has a topic regex matching `<name>` (a shadow MM2 or a widened flow). Replicas
+copies `<name>` (a topic regex matches it and no exclude_topics item does: a shadow
+MM2 or a widened flow). Replicas
 made by `identity` flows keep their names and cannot be told apart by name; they
 are not judged here. One finding per topic. Reach (spark_audit.evidence): the
 tenant owning the replica's name holds the data's owner's records; data under no
@@ -19,6 +20,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from spark_audit.checks.common import flow_copies
 from spark_audit.evidence import reaches_one
 from spark_audit.findings import to_findings
 from spark_audit.model import Snapshot, Tenancy
@@ -42,9 +44,9 @@ def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
     judged = replicas.join(data, ["source", "name"], "left")
     patterns = F.broadcast(tenancy.flows.filter(F.col("replication_policy") == "default").select(
         F.col("tenant").alias("replica_owner"), "source", F.col("target").alias("cluster"), "flow_id",
-        F.explode("topics").alias("regex")))
+        "exclude_topics", F.explode("topics").alias("regex")))
     produced = (judged.join(patterns, ["replica_owner", "source", "cluster"])
-                .filter(F.expr("name rlike concat('^(?:', regex, ')$')"))
+                .filter(flow_copies("name", "regex", "exclude_topics"))
                 .select("cluster", "topic").distinct().withColumn("produced", F.lit(True)))
     judged = judged.join(produced, ["cluster", "topic"], "left")
     foreign = F.col("data_owner").isNotNull() & ~F.col("data_owner").eqNullSafe(F.col("replica_owner"))
