@@ -226,7 +226,7 @@ def _source_topics(base, head, clusters, secrets_dir: Path) -> dict[str, frozens
     from governance.secrets.store import DirSecretStore
 
     store = DirSecretStore(secrets_dir)
-    sources = sorted({c.source for c in flow_topic_changes(base.scopes, head.scopes)})
+    sources = sorted({c.source for c in flow_topic_changes(base.tenancy, head.tenancy)})
     return {alias: frozenset(cluster_metadata(alias, client_config(alias, clusters[alias], store)).topics)
             for alias in sources}
 

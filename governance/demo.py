@@ -214,9 +214,9 @@ def _policy(stack: Stack) -> None:
             '  - {name: "User:marketing-app", access: [read, write]}\n  - {name: "User:marketing-bi", access: [read]}'))
         base = opa.decide(load_inventory(acme))
         click.echo(f"  examples/acme: {render_violations.summary(base.violations)}")
-        for name, scope in sorted(base.scopes.items()):
-            remote = sorted({p for f in scope["flows"] for p in f["remote_topic_prefixes"]})
-            click.echo(f"    {name:<10} {scope['classification']:<12} lives on {', '.join(scope['clusters'])}; "
+        for tenant in sorted(base.tenancy, key=lambda t: t.tenant):
+            remote = sorted({p for f in tenant.flows for p in f.remote_topic_prefixes})
+            click.echo(f"    {tenant.tenant:<10} {tenant.classification:<12} lives on {', '.join(tenant.clusters)}; "
                        f"remote prefixes: {', '.join(remote) or '-'}")
         click.echo("  a hostile tenant's tries (examples/bad), each refused by the rule named:")
         for example in HOSTILE_EXAMPLES:

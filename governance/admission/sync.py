@@ -24,6 +24,7 @@ from governance.admission.opa import OpaConnection
 from governance.admission.review import TenantIndex
 from governance.config import load_inventory
 from governance.errors import MM2GovError
+from governance.model.tenancy import MalformedDecision, parse_tenancy
 from governance.policy.input import build_input
 
 log = logging.getLogger("mm2gov.admission")
@@ -110,6 +111,11 @@ class RepoSync:
             count = sum(1 for v in violations if isinstance(v, dict) and v.get("severity") in BLOCKING_SEVERITIES) \
                 if isinstance(violations, list) else 0
             self._refuse(f"it has {count} high or critical violation(s): {', '.join(blocking[:10])}")
+            return True
+        try:  # the one strict parser every command uses: a malformed decision is never put in force
+            parse_tenancy(decision.get("scopes"))
+        except MalformedDecision as exc:
+            self._refuse(f"its policy decision is malformed ({exc})")
             return True
         self.document, self.scopes, self.loaded = candidate, decision.get("scopes"), False
         self.index = TenantIndex.from_document(candidate)

@@ -1,6 +1,6 @@
 """Tenant scopes -> ACL bindings per cluster: the effective permissions a plan diffs.
 
-Pure: the input is `Decision.scopes` (docs/policies.md), the output sets of
+Pure: the input is the resolved tenancy (governance/model/tenancy.py), the output sets of
 AclBinding keyed by cluster alias. PREFIXED patterns only, always the tenant's
 prefixes (which end with a separator), but for the one LITERAL transactional id
 of an exactly-once flow's Connect leader and the LITERAL probe topics of a tenant's
@@ -10,49 +10,37 @@ probe principal; remote topics are read-only on targets.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
 
-from governance.config.schema import EXACTLY_ONCE
 from governance.model.acl import AclBinding
-from governance.model.names import (
-    mm2_internal_prefix,
-    mm2_principal,
-    mm2_transactional_ids,
-    probe_principal,
-    remote_name,
-)
+from governance.model.names import mm2_internal_prefix, mm2_transactional_ids
+from governance.model.tenancy import Flow, Tenancy
 
 ClusterBindings = dict[str, set[AclBinding]]
 
 
-def tenant_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+def tenant_bindings(tenancy: Tenancy) -> ClusterBindings:
     bindings: ClusterBindings = defaultdict(set)
-    for scope in scopes.values():
-        principals = scope["principals"]
-        readers = [p for p in principals if "READ" in p["topic_operations"]]
-        for cluster in scope["clusters"]:
-            for principal in principals:
-                _grant(bindings[cluster], principal["name"], "TOPIC", scope["topic_prefixes"],
-                       principal["topic_operations"])
-                _grant(bindings[cluster], principal["name"], "GROUP", scope["group_prefixes"],
-                       principal["group_operations"])
-        for flow in scope["flows"]:  # consumers of the tenant's remote topics on the target
-            for principal in readers:
-                _grant(bindings[flow["target"]], principal["name"], "TOPIC", flow["remote_topic_prefixes"],
-                       ["READ", "DESCRIBE"])
-                _grant(bindings[flow["target"]], principal["name"], "GROUP", scope["group_prefixes"],
-                       principal["group_operations"])
-        for grant in scope["grants_given"]:
-            receiver = scopes.get(grant["to"])
+    for tenant in tenancy:
+        for cluster in tenant.clusters:
+            for principal in tenant.principals:
+                _grant(bindings[cluster], principal.name, "TOPIC", tenant.topic_prefixes, principal.topic_operations)
+                _grant(bindings[cluster], principal.name, "GROUP", tenant.group_prefixes, principal.group_operations)
+        for flow in tenant.flows:  # consumers of the tenant's remote topics on the target
+            for principal in tenant.readers:
+                _grant(bindings[flow.target], principal.name, "TOPIC", flow.remote_topic_prefixes, ["READ", "DESCRIBE"])
+                _grant(bindings[flow.target], principal.name, "GROUP", tenant.group_prefixes,
+                       principal.group_operations)
+        for grant in tenant.grants_given:
+            receiver = tenancy.tenants.get(grant.to)
             if receiver is None:
                 continue
-            grantees = [p["name"] for p in receiver["principals"] if "read" in p["access"]]
-            for name in grantees:
-                for cluster in scope["clusters"]:
-                    _grant(bindings[cluster], name, "TOPIC", grant["topics"], ["READ", "DESCRIBE"])
-                for flow in scope["flows"]:
-                    remote = [remote_name(flow["replication_policy"], flow["source"], t) for t in grant["topics"]]
-                    _grant(bindings[flow["target"]], name, "TOPIC", remote, ["READ", "DESCRIBE"])
+            for reader in receiver.readers:
+                for cluster in tenant.clusters:
+                    _grant(bindings[cluster], reader.name, "TOPIC", grant.topics, ["READ", "DESCRIBE"])
+                for flow in tenant.flows:
+                    _grant(bindings[flow.target], reader.name, "TOPIC", [flow.remote_name(t) for t in grant.topics],
+                           ["READ", "DESCRIBE"])
     return dict(bindings)
 
 
@@ -69,8 +57,8 @@ def pattern_type(name: str) -> str:
     return "PREFIXED" if name.endswith(SEPARATORS) else "LITERAL"
 
 
-def _grant(into: set[AclBinding], principal: str, resource_type: str, prefixes: list[str],
-           operations: list[str]) -> None:
+def _grant(into: set[AclBinding], principal: str, resource_type: str, prefixes: Sequence[str],
+           operations: Sequence[str]) -> None:
     for prefix in prefixes:
         for operation in operations:
             into.add(AclBinding(principal, resource_type, prefix, pattern_type(prefix), operation))  # type: ignore[arg-type]
@@ -91,11 +79,11 @@ MM2_TARGET_GROUP_OPS = ["READ", "DESCRIBE"]
 # KIP-679 WRITE on a topic implies IDEMPOTENT_WRITE.
 MM2_TRANSACTIONAL_OPS = ["WRITE", "DESCRIBE"]
 
-Mm2Scope = list[tuple[str, str, list[str], list[str]]]  # (cluster, resource type, prefixes, operations)
+Mm2Scope = list[tuple[str, str, Sequence[str], Sequence[str]]]  # (cluster, resource type, prefixes, operations)
 
 
-def mm2_scope(source: str, target: str, flow: str, topic_prefixes: list[str], group_prefixes: list[str],
-              remote_topic_prefixes: list[str], exactly_once: bool = False) -> Mm2Scope:
+def mm2_scope(source: str, target: str, flow: str, topic_prefixes: Sequence[str], group_prefixes: Sequence[str],
+              remote_topic_prefixes: Sequence[str], exactly_once: bool = False) -> Mm2Scope:
     """What a flow's MM2 principal may do, per cluster: the one definition compile and the audit read.
 
     Nothing on the CLUSTER resource: DESCRIBE there authorises DescribeAcls and
@@ -124,16 +112,14 @@ def mm2_scope(source: str, target: str, flow: str, topic_prefixes: list[str], gr
     return scope
 
 
-def mm2_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+def mm2_bindings(tenancy: Tenancy) -> ClusterBindings:
     """Exactly what each flow's MM2 needs (`mm2_scope`), on the tenant's prefixes and its own topics only."""
     bindings: ClusterBindings = defaultdict(set)
-    for scope in scopes.values():
-        for flow in scope["flows"]:
-            principal = mm2_principal(flow["id"])
-            for cluster, resource_type, prefixes, operations in mm2_scope(
-                    flow["source"], flow["target"], flow["id"], scope["topic_prefixes"], scope["group_prefixes"],
-                    flow["remote_topic_prefixes"], exactly_once=flow.get("delivery") == EXACTLY_ONCE):
-                _grant(bindings[cluster], principal, resource_type, prefixes, operations)
+    for tenant, flow in tenancy.flows():
+        for cluster, resource_type, prefixes, operations in mm2_scope(
+                flow.source, flow.target, flow.id, tenant.topic_prefixes, tenant.group_prefixes,
+                flow.remote_topic_prefixes, exactly_once=flow.exactly_once):
+            _grant(bindings[cluster], flow.mm2_principal, resource_type, prefixes, operations)
     return dict(bindings)
 
 
@@ -144,38 +130,27 @@ PROBE_SOURCE_OPS = ["CREATE", "WRITE", "DESCRIBE"]
 PROBE_TARGET_OPS = ["READ", "DESCRIBE"]
 
 
-def probe_scope(flow: dict[str, Any]) -> Mm2Scope:
+def probe_scope(flow: Flow) -> Mm2Scope:
     """What a tenant's probe principal may do for one `slo` flow: the LITERAL probe topic on its source, the
     LITERAL remote probe topic on its target (input.py's facts; neither name ends with a separator)."""
-    probe = flow["probe"]
-    return [(flow["source"], "TOPIC", [probe["topic"]], PROBE_SOURCE_OPS),
-            (flow["target"], "TOPIC", [probe["remote_topic"]], PROBE_TARGET_OPS)]
+    assert flow.probe is not None
+    return [(flow.source, "TOPIC", [flow.probe.topic], PROBE_SOURCE_OPS),
+            (flow.target, "TOPIC", [flow.probe.remote_topic], PROBE_TARGET_OPS)]
 
 
-def probe_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+def probe_bindings(tenancy: Tenancy) -> ClusterBindings:
     bindings: ClusterBindings = defaultdict(set)
-    for tenant, scope in scopes.items():
-        for flow in scope["flows"]:
-            if flow.get("probe"):
-                for cluster, resource_type, names, operations in probe_scope(flow):
-                    _grant(bindings[cluster], probe_principal(tenant), resource_type, names, operations)
+    for tenant, flow in tenancy.flows():
+        if flow.probe and tenant.probe_principal:
+            for cluster, resource_type, names, operations in probe_scope(flow):
+                _grant(bindings[cluster], tenant.probe_principal, resource_type, names, operations)
     return dict(bindings)
 
 
-def principal_tenants(scopes: dict[str, Any]) -> dict[str, str]:
-    """Who owns each principal mm2gov manages: a tenant's own principals, its flows' MM2 principals and, when
-    one of its flows has an slo, its probe principal."""
-    owners = {p["name"]: name for name, scope in scopes.items() for p in scope["principals"]}
-    owners |= {mm2_principal(f["id"]): name for name, scope in scopes.items() for f in scope["flows"]}
-    owners |= {probe_principal(name): name for name, scope in scopes.items()
-               if any(f.get("probe") for f in scope["flows"])}
-    return owners
-
-
-def desired_bindings(scopes: dict[str, Any]) -> ClusterBindings:
+def desired_bindings(tenancy: Tenancy) -> ClusterBindings:
     """Every ACL binding mm2gov wants, per cluster: tenants, grants, MM2 and probe principals."""
     merged: ClusterBindings = defaultdict(set)
-    for part in (tenant_bindings(scopes), mm2_bindings(scopes), probe_bindings(scopes)):
+    for part in (tenant_bindings(tenancy), mm2_bindings(tenancy), probe_bindings(tenancy)):
         for cluster, items in part.items():
             merged[cluster] |= items
     return dict(merged)

@@ -23,25 +23,22 @@ Every MM2 pitfall in FIELD.md is closed by construction:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import javaproperties
 
-from governance.config.schema import EXACTLY_ONCE, Cluster
+from governance.config.schema import Cluster
 from governance.model.names import (
     CA_CERT_KEY,
     PASSWORD_KEY,
     REMOTE_SEPARATOR,
     REPLICATION_POLICY_CLASSES,
-    connect_names,
     mm2_flow_policy_config,
-    mm2_flow_topics,
-    mm2_principal,
-    mm2_transactional_ids,
     scram_secret,
     user_name,
 )
+from governance.model.tenancy import Flow, Tenancy
 
 REPLICATION_POLICIES = REPLICATION_POLICY_CLASSES  # one mapping, in names.py (the OPA input carries it too)
 # Kafka 3.x's default topics.exclude (`.*[\-\.]internal`, ...; 4.x narrowed its first item to `mm2.*\.internal`)
@@ -109,11 +106,10 @@ def render(entries: list[Entry]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,
+def flow_entries(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secrets_path: str,
                  header: str) -> list[Entry]:
-    source, target, flow_id = flow["source"], flow["target"], flow["id"]
-    principal = mm2_principal(flow_id)
-    connect, topics = connect_names(flow_id), mm2_flow_topics(flow_id)
+    source, target, flow_id = flow.source, flow.target, flow.id
+    principal, connect, topics = flow.mm2_principal, flow.connect, flow.mm2_topics
     pair = f"{source}->{target}"
     entries: list[Entry] = [
         header.removeprefix("# "),
@@ -133,11 +129,11 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
         "This flow only; the reverse direction is off.",
         (f"{pair}.enabled", "true"),
         (f"{target}->{source}.enabled", "false"),
-        (f"{pair}.topics", ",".join(topics_items(flow))),  # items have no comma (config/regex.py grammar)
-        (f"{pair}.topics.exclude", topics_exclude(flow)),
-        (f"{pair}.groups", ",".join(flow["groups"]) or "^$"),
-        *([(f"{pair}.groups.exclude", groups_exclude(flow))] if flow.get("exclude_groups") else []),
-        ("replication.policy.class", REPLICATION_POLICIES[flow["replication_policy"]]),
+        (f"{pair}.topics", ",".join(flow.topic_items)),  # items have no comma (config/regex.py grammar)
+        (f"{pair}.topics.exclude", topics_exclude(flow.exclude_topics)),
+        (f"{pair}.groups", ",".join(flow.groups) or "^$"),
+        *([(f"{pair}.groups.exclude", groups_exclude(flow.exclude_groups))] if flow.exclude_groups else []),
+        ("replication.policy.class", REPLICATION_POLICIES[flow.replication_policy]),
         ("replication.policy.separator", REMOTE_SEPARATOR),
         None,
         "Isolation: own Connect group and topics; no ACL sync.",
@@ -184,29 +180,22 @@ def flow_entries(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
     return entries
 
 
-def topics_items(flow: dict[str, Any]) -> list[str]:
-    """The flow's `topics` items: the tenant's regexes and, for a flow with an `slo`, its tenant's probe topic
-    as one exact item (input.py's fact, from names.probe_topic: inside the tenant's first prefix)."""
-    probe = flow.get("probe")
-    return [*flow["topics"], probe["topic_item"]] if probe else list(flow["topics"])
-
-
-def topics_exclude(flow: dict[str, Any]) -> str:
-    """The flow's `topics.exclude`: mm2gov's exclusions first, then the tenant's `exclude_topics` (legacy
+def topics_exclude(exclude_topics: Sequence[str]) -> str:
+    """A flow's `topics.exclude`: mm2gov's exclusions first, then the tenant's `exclude_topics` (legacy
     blacklists land there through `mm2gov import`). A tenant can only add: the list is never the tenant's alone,
     so no exclude of its own can bring internal or other flows' topics back."""
-    return ",".join([TOPICS_EXCLUDE, *flow.get("exclude_topics", ())])
+    return ",".join([TOPICS_EXCLUDE, *exclude_topics])
 
 
-def groups_exclude(flow: dict[str, Any]) -> str:
-    """The flow's `groups.exclude` when its tenant narrows the groups: MM2's default list, then its own."""
-    return ",".join([GROUPS_EXCLUDE, *flow.get("exclude_groups", ())])
+def groups_exclude(exclude_groups: Sequence[str]) -> str:
+    """A flow's `groups.exclude` when its tenant narrows the groups: MM2's default list, then its own."""
+    return ",".join([GROUPS_EXCLUDE, *exclude_groups])
 
 
 INTERNAL_REST_LISTENER = "http://127.0.0.1:0"  # loopback, any free port: nothing outside the host reaches it
 
 
-def exactly_once_entries(flow: dict[str, Any]) -> list[Entry]:
+def exactly_once_entries(flow: Flow) -> list[Entry]:
     """KIP-618 in dedicated mode, for `delivery: exactly_once` flows only (none for at_least_once).
 
     The target worker commits each polled batch with its source offsets in one transaction, under the
@@ -217,10 +206,9 @@ def exactly_once_entries(flow: dict[str, Any]) -> list[Entry]:
     pair-scoped, so it reaches the checkpoint and heartbeat connectors, which declare no exactly-once
     support and would then not start (the Strimzi object sets it on the source connector only).
     """
-    if flow.get("delivery") != EXACTLY_ONCE:
+    if not flow.exactly_once:
         return []
-    source, target = flow["source"], flow["target"]
-    ids = mm2_transactional_ids(flow["id"])
+    source, target, ids = flow.source, flow.target, flow.transactional_ids
     return [
         None,
         "Exactly-once delivery (KIP-618): each batch and its source offsets commit in one transaction on",
@@ -235,19 +223,16 @@ def exactly_once_entries(flow: dict[str, Any]) -> list[Entry]:
     ]
 
 
-def flow_properties(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,
+def flow_properties(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secrets_path: str,
                     header: str) -> str:
     return render(flow_entries(tenant, flow, clusters, secrets_path, header))
 
 
-def compile_flows(scopes: dict[str, Any], clusters: dict[str, Cluster], secrets_path: str,
+def compile_flows(tenancy: Tenancy, clusters: Mapping[str, Cluster], secrets_path: str,
                   header: str) -> list[Mm2Flow]:
-    return [
-        Mm2Flow(flow["id"], tenant, flow["source"], flow["target"],
-                flow_properties(tenant, flow, clusters, secrets_path, header))
-        for tenant, scope in sorted(scopes.items())
-        for flow in scope["flows"]
-    ]
+    return [Mm2Flow(flow.id, tenant.tenant, flow.source, flow.target,
+                    flow_properties(tenant.tenant, flow, clusters, secrets_path, header))
+            for tenant in sorted(tenancy, key=lambda t: t.tenant) for flow in tenant.flows]
 
 
 def tenant_of(properties_text: str) -> str:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ with warnings.catch_warnings():  # the classic dashboard model warns on import t
     from grafana_foundation_sdk.models.dashboard import VariableOption
 
 from governance.model.names import PLATFORM_ALERT_RECEIVER, alert_receiver, alert_webhook_secret, dashboard_uid
+from governance.model.tenancy import Flow, Tenancy
 
 METRIC_PREFIX = "kafka_connect_mirror_source_connector_"
 WORKER_METRIC = "kafka_connect_worker_assigned_tasks"  # the flow's Connect worker: its tasks in the group
@@ -64,23 +66,19 @@ def promql_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-@dataclass(frozen=True)
-class Flow:
-    """What monitoring needs of one tenant flow (from the OPA scope, whose id is names.flow_id)."""
-
-    id: str
-    source: str
-    target: str
-    probed: bool = False  # the flow has an `slo`: `mm2gov probe` measures it, and its probe alerts exist
-
-
-def scope_flows(scope: dict[str, Any]) -> list[Flow]:
-    flows = [Flow(f["id"], f["source"], f["target"], f.get("slo") is not None) for f in scope["flows"]]
+def label_safe(flows: Sequence[Flow]) -> Sequence[Flow]:
+    """The flows whose id, source and target may be static label values as they are (names.flow_id and the
+    cluster aliases always can: anything else is refused, never escaped into a selector)."""
     for flow in flows:
         for value in (flow.id, flow.source, flow.target):
             if not SAFE_LABEL_VALUE.match(value):
                 raise ValueError(f"flow {flow.id!r}: {value!r} cannot be a monitoring label value")
     return flows
+
+
+def probed(flow: Flow) -> bool:
+    """The flow has an `slo`: `mm2gov probe` measures it, and its probe alerts exist."""
+    return flow.slo is not None
 
 
 def source_pattern(flow: Flow) -> str:
@@ -187,7 +185,7 @@ def probe_alerts(tenant: str, flow: Flow) -> list[Alert]:
 
 def alert_rules(tenant: str, flows: list[Flow]) -> dict[str, Any]:
     """The tenant's alert group (its flows' series only)."""
-    alerts = [a for f in flows for a in flow_alerts(tenant, f) + (probe_alerts(tenant, f) if f.probed else [])]
+    alerts = [a for f in flows for a in flow_alerts(tenant, f) + (probe_alerts(tenant, f) if probed(f) else [])]
     return {"name": f"mm2gov-{tenant}", "rules": [a.rule() for a in alerts]}
 
 
@@ -250,8 +248,8 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> dict[str,
         {"name": f"{tenant}: a flow whose workers hold no task is down", "interval": "1m",
          "input_series": workers("2x9 0x20"), "alert_rule_test": no_tasks},
     ]
-    if probed := [f for f in flows if f.probed]:
-        tests.append(_probe_rule_test(tenant, probed[0], flows_by_tenant, neighbour, neighbour_flow))
+    if measured := [f for f in flows if probed(f)]:
+        tests.append(_probe_rule_test(tenant, measured[0], flows_by_tenant, neighbour, neighbour_flow))
     return {"rule_files": ["../rules.yaml"], "evaluation_interval": "1m", "tests": tests}
 
 
@@ -264,7 +262,7 @@ def _probe_rule_test(tenant: str, bad: Flow, flows_by_tenant: dict[str, list[Flo
 
     inputs = []
     for owner, owned in sorted(flows_by_tenant.items()):
-        for flow in (f for f in owned if f.probed):
+        for flow in (f for f in owned if probed(f)):
             broken = (owner, flow) == (tenant, bad)
             inputs += [series("last_run_timestamp_seconds", owner, flow.id, "0+60x30"),
                        series("canaries_lost_total", owner, flow.id, "0x9 1+1x20" if broken else "0x30"),
@@ -419,15 +417,15 @@ def alertmanager_routes(tenants: list[str]) -> dict[str, Any]:
     }
 
 
-def compile_monitoring(scopes: dict[str, Any], header: str) -> dict[str, str]:
+def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
     """Relative path -> file text; YAML files carry the generated-by header, JSON files a field."""
     files: dict[str, str] = {}
 
     def as_yaml(data: dict[str, Any]) -> str:
         return header + "\n" + yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True)
 
-    tenants = sorted(scopes)
-    flows = {tenant: scope_flows(scopes[tenant]) for tenant in tenants}
+    tenants = sorted(tenancy.tenants)
+    flows = {tenant: list(label_safe(tenancy.tenants[tenant].flows)) for tenant in tenants}
     with_flows = {tenant: owned for tenant, owned in flows.items() if owned}
     for tenant in tenants:
         if flows[tenant]:

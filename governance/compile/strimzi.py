@@ -7,13 +7,13 @@ as OUT/acls). Passwords come from mm2gov's secrets by reference.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from governance.compile.acls import ClusterBindings, mm2_internal_prefix, mm2_principal
-from governance.compile.mm2 import REPLICATION_POLICIES, groups_exclude, topics_exclude, topics_items
+from governance.compile.acls import ClusterBindings
+from governance.compile.mm2 import REPLICATION_POLICIES, groups_exclude, topics_exclude
 from governance.compile.topics import RemoteTopic
-from governance.config.schema import EXACTLY_ONCE, Cluster
+from governance.config.schema import Cluster
 from governance.errors import ConfigError
 from governance.model.acl import AclBinding
 from governance.model.names import (
@@ -25,6 +25,7 @@ from governance.model.names import (
     scram_secret,
     user_name,
 )
+from governance.model.tenancy import Flow, Tenancy
 
 API_VERSION = "kafka.strimzi.io/v1"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "mm2gov"}
@@ -59,15 +60,15 @@ def _cluster_ref(alias: str, cluster: Cluster, principal: str) -> dict[str, Any]
     return ref
 
 
-def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster], kafka_version: str) -> dict:
-    source, target, flow_id = flow["source"], flow["target"], flow["id"]
+def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka_version: str) -> dict:
+    source, target, flow_id = flow.source, flow.target, flow.id
     strimzi = clusters[target].strimzi
     assert strimzi is not None
-    principal, internal, name = mm2_principal(flow_id), mm2_internal_prefix(flow_id), mirror_maker_object(flow_id)
+    principal, connect, name = flow.mm2_principal, flow.connect, mirror_maker_object(flow_id)
     # Both connectors name the flow's own offset-syncs and checkpoints topics through the flow's
     # replication policy (the image must carry replication-policy/'s jar: docs/generate-apply.md);
     # Strimzi hands each connector its config as is, so the mm2gov.flow.* keys are unscoped here.
-    policy = {"replication.policy.class": REPLICATION_POLICIES[flow["replication_policy"]],
+    policy = {"replication.policy.class": REPLICATION_POLICIES[flow.replication_policy],
               **mm2_flow_policy_config(flow_id)}
     offset_syncs = {"offset-syncs.topic.location": "target", "offset-syncs.topic.replication.factor": -1}
     connector_config = {
@@ -90,7 +91,7 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
     worker_config: dict[str, Any] = {"config.storage.replication.factor": -1,
                                       "offset.storage.replication.factor": -1,
                                       "status.storage.replication.factor": -1}
-    if flow.get("delivery") == EXACTLY_ONCE:
+    if flow.exactly_once:
         # KIP-618 on Strimzi's Connect workers (distributed mode: no dedicated-mode key); the source connector
         # refuses to start unless the worker runs it transactionally and its consumer reads committed records
         worker_config |= EXACTLY_ONCE_WORKER
@@ -104,10 +105,10 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
             "replicas": 1,
             "target": {
                 **_cluster_ref(target, clusters[target], principal),
-                "groupId": f"{internal}connect",
-                "configStorageTopic": f"{internal}configs",
-                "offsetStorageTopic": f"{internal}offsets",
-                "statusStorageTopic": f"{internal}status",
+                "groupId": connect.group,
+                "configStorageTopic": connect.configs,
+                "offsetStorageTopic": connect.offsets,
+                "statusStorageTopic": connect.status,
                 "config": worker_config,
             },
             "mirrors": [{
@@ -115,10 +116,10 @@ def mirror_maker(tenant: str, flow: dict[str, Any], clusters: dict[str, Cluster]
                 "sourceConnector": {"tasksMax": 1, "config": connector_config},
                 # Strimzi's v1 API has no heartbeat connector: heartbeats run in the dedicated MM2 only
                 "checkpointConnector": {"tasksMax": 1, "config": checkpoint_config},
-                "topicsPattern": ",".join(topics_items(flow)),
-                "topicsExcludePattern": topics_exclude(flow),
-                "groupsPattern": ",".join(flow["groups"]) or "^$",
-                **({"groupsExcludePattern": groups_exclude(flow)} if flow.get("exclude_groups") else {}),
+                "topicsPattern": ",".join(flow.topic_items),
+                "topicsExcludePattern": topics_exclude(flow.exclude_topics),
+                "groupsPattern": ",".join(flow.groups) or "^$",
+                **({"groupsExcludePattern": groups_exclude(flow.exclude_groups)} if flow.exclude_groups else {}),
             }],
         },
     }
@@ -166,13 +167,12 @@ def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> dict[str, Any]:
     }
 
 
-def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindings: ClusterBindings,
-                    kafka_version: str, topics: Sequence[RemoteTopic] = (),
-                    principal_tenants: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def compile_strimzi(tenancy: Tenancy, clusters: Mapping[str, Cluster], bindings: ClusterBindings,
+                    kafka_version: str, topics: Sequence[RemoteTopic] = ()) -> list[dict[str, Any]]:
     """All Strimzi objects, sorted by kind, namespace and name."""
-    objects = [mirror_maker(tenant, flow, clusters, kafka_version)
-               for tenant, scope in scopes.items() for flow in scope["flows"]
-               if clusters[flow["target"]].strimzi is not None]
+    objects = [mirror_maker(tenant.tenant, flow, clusters, kafka_version)
+               for tenant, flow in tenancy.flows() if clusters[flow.target].strimzi is not None]
+    principal_tenants = tenancy.principal_owners()
     objects += [kafka_topic(t, clusters[t.target]) for t in topics if clusters[t.target].strimzi is not None]
     owners: dict[tuple[str, str], str] = {}
     for alias, cluster in sorted(clusters.items()):
@@ -188,5 +188,5 @@ def compile_strimzi(scopes: dict[str, Any], clusters: dict[str, Cluster], bindin
                     f"clusters.yaml: clusters {owners[key]} and {alias} share Strimzi namespace "
                     f"{key[0]!r}, so both would need a KafkaUser named {key[1]!r}; give each cluster its own namespace")
             owners[key] = alias
-            objects.append(kafka_user(alias, cluster, principal, items, (principal_tenants or {}).get(principal)))
+            objects.append(kafka_user(alias, cluster, principal, items, principal_tenants.get(principal)))
     return sorted(objects, key=lambda o: (o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]))

@@ -9,10 +9,9 @@ Topics are only ever created, never deleted: they hold tenants' data.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from governance.config.regex import PatternFacts
-from governance.model.names import remote_name
+from governance.model.tenancy import Tenancy
 
 
 @dataclass(frozen=True, order=True)
@@ -24,13 +23,11 @@ class RemoteTopic:
     tenant: str
 
 
-def remote_topics(scopes: dict[str, Any], patterns: dict[str, PatternFacts]) -> list[RemoteTopic]:
+def remote_topics(tenancy: Tenancy, patterns: dict[str, PatternFacts]) -> list[RemoteTopic]:
     found = set()
-    for tenant, scope in scopes.items():
-        for flow in scope["flows"]:
-            for regex in flow["topics"]:
-                facts = patterns.get(regex)
-                for exact in facts.exact_names() if facts else ():
-                    name = remote_name(flow["replication_policy"], flow["source"], exact)
-                    found.add(RemoteTopic(flow["target"], name, flow["source"], exact, tenant))
+    for tenant, flow in tenancy.flows():
+        for regex in flow.topics:
+            facts = patterns.get(regex)
+            for exact in facts.exact_names() if facts else ():
+                found.add(RemoteTopic(flow.target, flow.remote_name(exact), flow.source, exact, tenant.tenant))
     return sorted(found)

@@ -65,7 +65,7 @@ def gather(flow: FlowRef, source: dict[str, Any], target: dict[str, Any],
     target_topics = cluster_metadata(flow.target, target).topics
     groups = _groups(flow, source, only_groups)
     in_flow = java_list_matcher(flow.topics)
-    excluded = java_list_matcher(split_list(topics_exclude({"exclude_topics": flow.exclude_topics})))
+    excluded = java_list_matcher(split_list(topics_exclude(flow.exclude_topics)))
     names = mm2_flow_topics(flow.flow)
     with (CommittedReader(flow.target, target, "failover") as on_target,
           CommittedReader(flow.source, source, "failover") as on_source):

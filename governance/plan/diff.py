@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from governance.compile.acls import desired_bindings
 from governance.model.acl import AclBinding
+from governance.model.tenancy import Tenancy
 from governance.plan.topics import FlowTopics, flow_topic_changes
 from governance.policy.engine import Decision, Violation
 
@@ -61,7 +62,7 @@ class Plan:
 
 def permission_diff(base: Decision, head: Decision) -> tuple[list[PermissionChange], list[PermissionChange]]:
     """(gained, lost), diffed per cluster so only the changes are wrapped (estates hold 100k+ bindings)."""
-    before, after = desired_bindings(base.scopes), desired_bindings(head.scopes)
+    before, after = desired_bindings(base.tenancy), desired_bindings(head.tenancy)
     gained, lost = [], []
     for cluster in sorted(set(before) | set(after)):
         old, new = before.get(cluster, set()), after.get(cluster, set())
@@ -70,32 +71,30 @@ def permission_diff(base: Decision, head: Decision) -> tuple[list[PermissionChan
     return sorted(gained), sorted(lost)
 
 
-def _flows(scopes: dict[str, Any]) -> dict[str, dict[str, str]]:
-    return {f["id"]: {"id": f["id"], "tenant": t, "source": f["source"], "target": f["target"]}
-            for t, s in scopes.items() for f in s["flows"]}
+def _flows(tenancy: Tenancy) -> dict[str, dict[str, str]]:
+    return {f.id: {"id": f.id, "tenant": t.tenant, "source": f.source, "target": f.target} for t, f in tenancy.flows()}
 
 
-def _principals(scopes: dict[str, Any]) -> set[tuple[str, str]]:
-    return {(t, p["name"]) for t, s in scopes.items() for p in s["principals"]}
+def _principals(tenancy: Tenancy) -> set[tuple[str, str]]:
+    return {(t.tenant, p.name) for t in tenancy for p in t.principals}
 
 
 def make_plan(base: Decision, head: Decision, source_topics: dict[str, frozenset[str]] | None = None) -> Plan:
     """`source_topics` (source alias -> topic names, read live) adds which existing topics flows start or stop."""
-    base_flows, head_flows = _flows(base.scopes), _flows(head.scopes)
+    was, now = base.tenancy, head.tenancy
+    base_flows, head_flows = _flows(was), _flows(now)
     gained, lost = permission_diff(base, head)
-    shared = set(base.scopes) & set(head.scopes)
+    shared = set(was.tenants) & set(now.tenants)
     known_base = {(v.rule, v.tenant, v.message) for v in base.violations}
     return Plan(
-        tenants_added=sorted(set(head.scopes) - set(base.scopes)),
-        tenants_removed=sorted(set(base.scopes) - set(head.scopes)),
-        tenants_changed=sorted(t for t in shared if base.scopes[t] != head.scopes[t]),
+        tenants_added=sorted(set(now.tenants) - set(was.tenants)),
+        tenants_removed=sorted(set(was.tenants) - set(now.tenants)),
+        tenants_changed=sorted(t for t in shared if was.tenants[t] != now.tenants[t]),
         flows_added=[head_flows[f] for f in sorted(set(head_flows) - set(base_flows))],
         flows_removed=[base_flows[f] for f in sorted(set(base_flows) - set(head_flows))],
-        flow_topics=flow_topic_changes(base.scopes, head.scopes, source_topics),
-        principals_added=[{"tenant": t, "principal": p}
-                          for t, p in sorted(_principals(head.scopes) - _principals(base.scopes))],
-        principals_removed=[{"tenant": t, "principal": p}
-                            for t, p in sorted(_principals(base.scopes) - _principals(head.scopes))],
+        flow_topics=flow_topic_changes(was, now, source_topics),
+        principals_added=[{"tenant": t, "principal": p} for t, p in sorted(_principals(now) - _principals(was))],
+        principals_removed=[{"tenant": t, "principal": p} for t, p in sorted(_principals(was) - _principals(now))],
         permissions_gained=gained,
         permissions_lost=lost,
         violations=list(head.violations),

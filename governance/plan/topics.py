@@ -12,7 +12,7 @@ flow's remote prefix (it comes from the tenant's topic prefixes, not the pattern
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,7 +20,7 @@ from governance.compile.acls import desired_bindings
 from governance.compile.mm2 import TOPICS_EXCLUDE, topics_exclude
 from governance.config.regex import RegexProblem, java_list_matcher, split_list
 from governance.model.acl import AclBinding
-from governance.model.names import mm2_principal, remote_name
+from governance.model.tenancy import Flow, Tenancy, Tenant
 
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
 
@@ -61,11 +61,11 @@ class FlowTopics:
                 "remote_readers_after": list(self.readers_after)}
 
 
-def _flows(scopes: Mapping[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
-    return {f["id"]: (tenant, f) for tenant, scope in scopes.items() for f in scope["flows"]}
+def _flows(tenancy: Tenancy) -> dict[str, tuple[Tenant, Flow]]:
+    return {flow.id: (tenant, flow) for tenant, flow in tenancy.flows()}
 
 
-def replicated(patterns: list[str], topics: frozenset[str], prefixes: list[str],
+def replicated(patterns: Sequence[str], topics: frozenset[str], prefixes: Sequence[str],
                exclude: str = TOPICS_EXCLUDE) -> set[str]:
     """The topics MM2 replicates with these `topics` patterns (and the flow's `topics.exclude`), among those its
     ACLs let it read: the tenant's own prefixes. So a hostile `.*` lists no neighbour's topic name in a plan."""
@@ -81,7 +81,7 @@ def _covers(binding: AclBinding, name: str) -> bool:
 
 
 def _readers(head: dict[str, set[AclBinding]], mm2s: set[str], target: str,
-             prefixes: list[str]) -> tuple[str, ...]:
+             prefixes: Sequence[str]) -> tuple[str, ...]:
     """Tenant principals (never an MM2's) with READ on every one of these prefixes on the target in the head."""
     reads = [b for b in head.get(target, set())
              if b.resource_type == "TOPIC" and b.operation == "READ" and b.principal not in mm2s]
@@ -90,50 +90,49 @@ def _readers(head: dict[str, set[AclBinding]], mm2s: set[str], target: str,
     return tuple(sorted(set.intersection(*({b.principal for b in reads if _covers(b, p)} for p in prefixes))))
 
 
-def flow_topic_changes(base_scopes: Mapping[str, Any], head_scopes: Mapping[str, Any],
+def flow_topic_changes(base: Tenancy, head: Tenancy,
                        source_topics: Mapping[str, frozenset[str]] | None = None) -> list[FlowTopics]:
     """Per flow whose patterns differ (or that is added or removed): what it starts and stops replicating.
     `source_topics` (source alias -> its topic names) makes the result live; without it, patterns only."""
-    before, after = _flows(base_scopes), _flows(head_scopes)
+    before, after = _flows(base), _flows(head)
     head_bindings: dict[str, set[AclBinding]] | None = None  # computed only if a flow loses patterns
-    mm2s = {mm2_principal(flow) for flow in after}
+    mm2s = {flow.mm2_principal for _, flow in after.values()}
     changes = []
     for flow_id in sorted(set(before) | set(after)):
         old, new = before.get(flow_id), after.get(flow_id)
-        old_patterns = list(old[1]["topics"]) if old else []
-        new_patterns = list(new[1]["topics"]) if new else []
-        old_excludes = list(old[1].get("exclude_topics", ())) if old else []
-        new_excludes = list(new[1].get("exclude_topics", ())) if new else []
+        old_patterns = list(old[1].topics) if old else []
+        new_patterns = list(new[1].topics) if new else []
+        old_excludes = list(old[1].exclude_topics) if old else []
+        new_excludes = list(new[1].exclude_topics) if new else []
         # MM2 ORs the items of each list: order is no change
         if old and new and set(old_patterns) == set(new_patterns) and set(old_excludes) == set(new_excludes):
             continue
         tenant, flow = new or old  # type: ignore[misc]
         status = ADDED if old is None else REMOVED if new is None else CHANGED
-        prefixes = list((old or new)[1]["remote_topic_prefixes"])  # type: ignore[index]
+        prefixes = (old or new)[1].remote_topic_prefixes  # type: ignore[index]
         if old and head_bindings is None:
-            head_bindings = desired_bindings(dict(head_scopes))
+            head_bindings = desired_bindings(head)
         change = FlowTopics(
-            flow_id, tenant, flow["source"], flow["target"], status,
+            flow_id, tenant.tenant, flow.source, flow.target, status,
             tuple(p for p in new_patterns if p not in old_patterns),
             tuple(p for p in old_patterns if p not in new_patterns),
             remote_prefixes=tuple(prefixes),
-            readers_after=_readers(head_bindings or {}, mm2s, flow["target"], prefixes) if old else (),
+            readers_after=_readers(head_bindings or {}, mm2s, flow.target, prefixes) if old else (),
             excludes_added=tuple(e for e in new_excludes if e not in old_excludes) if old and new else (),
             excludes_removed=tuple(e for e in old_excludes if e not in new_excludes) if old and new else ())
-        topics = (source_topics or {}).get(flow["source"])
+        topics = (source_topics or {}).get(flow.source)
         if topics is not None:
             try:
-                was = replicated(old_patterns, topics, base_scopes[old[0]]["topic_prefixes"] if old else [],
-                                 topics_exclude(old[1]) if old else TOPICS_EXCLUDE)
-                now = replicated(new_patterns, topics, head_scopes[new[0]]["topic_prefixes"] if new else [],
-                                 topics_exclude(new[1]) if new else TOPICS_EXCLUDE)
+                was = replicated(old_patterns, topics, old[0].topic_prefixes if old else [],
+                                 topics_exclude(old_excludes) if old else TOPICS_EXCLUDE)
+                now = replicated(new_patterns, topics, new[0].topic_prefixes if new else [],
+                                 topics_exclude(new_excludes) if new else TOPICS_EXCLUDE)
             except RegexProblem:  # outside the grammar: a violation the plan lists; patterns only here
                 changes.append(change)
                 continue
-            policy = (old or new)[1]["replication_policy"]  # type: ignore[index]
             stopped = sorted(was - now)
             change = replace(change, live=True, topics_started=tuple(sorted(now - was)),
                              topics_stopped=tuple(stopped),
-                             remote_stopped=tuple(remote_name(policy, flow["source"], t) for t in stopped))
+                             remote_stopped=tuple((old or new)[1].remote_name(t) for t in stopped))  # type: ignore[index]
         changes.append(change)
     return changes

@@ -142,8 +142,7 @@ def test_generated_properties_never_hold_a_value_java_reads_differently(java_ora
     decision = decide(inventory)
     state = compile_desired(inventory, decision)
     for flow in state.flows:
-        scope = decision.scopes[flow.tenant]
-        spec = next(f for f in scope["flows"] if f["id"] == flow.flow_id)
+        spec = next(f for f in decision.tenancy.tenants[flow.tenant].flows if f.id == flow.flow_id)
         meant = {e[0]: e[1] for e in flow_entries(flow.tenant, spec, inventory.clusters, "/etc/mm2gov/secrets",
                                                   state.header) if isinstance(e, tuple)}
         read = java_oracle.properties(flow.properties).properties

@@ -3,17 +3,24 @@ transactional-id grants acls.mm2_scope gives, and at_least_once flows left exact
 
 from __future__ import annotations
 
-from typing import Any
+import shutil
 
 import javaproperties
 import pytest
 from pydantic import ValidationError
 
 from governance.compile.acls import mm2_bindings, mm2_scope
-from governance.compile.mm2 import flow_properties
+from governance.compile.mm2 import compile_flows, flow_properties
 from governance.config.schema import Cluster, Flow
 from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_principal
+from governance.model.tenancy import Flow as ResolvedFlow
+from governance.model.tenancy import Tenancy
+from tests.conftest import REPO_ROOT
+from tests.tools.decided import decided
+from tests.tools.scopes import model_flow, tenancy, tenant_scope
+
+ACME = REPO_ROOT / "examples" / "acme"
 
 CLUSTERS = {alias: Cluster.model_validate({
     "bootstrap_servers": f"{alias}:9093", "zone": alias,
@@ -24,19 +31,16 @@ KIP_618_KEYS = {"cloud.exactly.once.source.support", "onprem.consumer.isolation.
                 "dedicated.mode.enable.internal.rest", "listeners"}
 
 
-def flow(delivery: str | None) -> dict[str, Any]:
-    item = {"id": FLOW, "source": "onprem", "target": "cloud", "replication_policy": "default",
-            "topics": ["payments\\..*"], "groups": ["payments-.*"], "remote_topic_prefixes": ["onprem.payments."]}
-    return item if delivery is None else {**item, "delivery": delivery}
+def flow(delivery: str) -> ResolvedFlow:
+    return model_flow("payments", topics=["payments\\..*"], groups=["payments-.*"], delivery=delivery)
 
 
-def properties(delivery: str | None) -> dict[str, str]:
+def properties(delivery: str) -> dict[str, str]:
     return javaproperties.loads(flow_properties("payments", flow(delivery), CLUSTERS, "/secrets", "# generated"))
 
 
-def scopes(delivery: str) -> dict[str, Any]:
-    return {"payments": {"topic_prefixes": ["payments."], "group_prefixes": ["payments-"],
-                         "flows": [flow(delivery)]}}
+def scopes(delivery: str) -> Tenancy:
+    return tenancy(tenant_scope("payments", groups=["payments-"], flows=[flow(delivery).model_dump()]))
 
 
 def test_at_least_once_is_the_default_and_nothing_else_is_accepted():
@@ -56,10 +60,20 @@ def test_exactly_once_flows_get_the_kip_618_keys():
     assert set(properties("exactly_once")) - set(properties("at_least_once")) == KIP_618_KEYS
 
 
-def test_at_least_once_flows_are_byte_identical_to_flows_without_delivery():
-    generated = flow_properties("payments", flow("at_least_once"), CLUSTERS, "/secrets", "# generated")
-    assert generated == flow_properties("payments", flow(None), CLUSTERS, "/secrets", "# generated")
-    assert not KIP_618_KEYS & set(javaproperties.loads(generated))
+def test_at_least_once_flows_are_byte_identical_to_flows_without_delivery(tmp_path):
+    """A flow without `delivery` and one with `delivery: at_least_once`, through the real policy decision:
+    the same generated file, with none of KIP-618's keys."""
+    generated = []
+    for delivery in ("", "    delivery: at_least_once\n"):
+        repo = tmp_path / f"acme{len(generated)}"
+        shutil.copytree(ACME, repo)
+        payments = repo / "tenants" / "payments.yaml"
+        payments.write_text(payments.read_text().replace("    replication_policy: default\n",
+                                                          f"    replication_policy: default\n{delivery}", 1))
+        inventory, resolved = decided(repo)
+        generated.append(compile_flows(resolved, inventory.clusters, "/secrets", "# generated"))
+    assert generated[0] == generated[1]
+    assert not any(KIP_618_KEYS & set(javaproperties.loads(f.properties)) for f in generated[0])
 
 
 def test_only_exactly_once_flows_get_transactional_ids_their_own_only():

@@ -4,7 +4,6 @@ after mm2gov's exclusions into MM2's `topics.exclude` / `groups.exclude` and Str
 from __future__ import annotations
 
 import shutil
-from typing import Any
 
 import javaproperties
 import pytest
@@ -14,8 +13,9 @@ from governance.compile.strimzi import mirror_maker
 from governance.config import load_inventory
 from governance.config.loader import InvalidConfig
 from governance.config.schema import Cluster
-from governance.model.names import flow_id
+from governance.model.tenancy import Flow
 from tests.conftest import REPO_ROOT
+from tests.tools.scopes import model_flow
 
 CLUSTERS = {alias: Cluster.model_validate({
     "bootstrap_servers": f"{alias}:9093", "zone": alias, "strimzi": {"namespace": "kafka", "cluster": alias},
@@ -23,13 +23,11 @@ CLUSTERS = {alias: Cluster.model_validate({
 }) for alias in ("onprem", "cloud")}
 
 
-def flow(**excludes: list[str]) -> dict[str, Any]:
-    return {"id": flow_id("payments", "onprem", "cloud"), "source": "onprem", "target": "cloud",
-            "replication_policy": "default", "topics": ["payments\\..*"], "groups": ["payments-.*"],
-            "remote_topic_prefixes": ["onprem.payments."], **excludes}
+def flow(**excludes: list[str]) -> Flow:
+    return model_flow("payments", topics=["payments\\..*"], groups=["payments-.*"], **excludes)
 
 
-def properties(item: dict[str, Any]) -> dict[str, str]:
+def properties(item: Flow) -> dict[str, str]:
     return javaproperties.loads(flow_properties("payments", item, CLUSTERS, "/secrets", "# generated"))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 import yaml
@@ -19,28 +20,36 @@ from governance.compile.monitoring import (
     PROBE_METRIC,
     WORKER_METRIC,
     alertmanager_routes,
-    compile_monitoring,
     flows_regex,
     grafana_dashboard,
+    label_safe,
     promql_string,
     regex_literal,
-    scope_flows,
     source_pattern,
     worker_pattern,
 )
-from governance.model.names import GRAFANA_UID_MAX, PLATFORM_ALERT_RECEIVER, dashboard_uid, flow_id
+from governance.compile.monitoring import compile_monitoring as compile_tenancy_monitoring
+from governance.model.names import GRAFANA_UID_MAX, PLATFORM_ALERT_RECEIVER, dashboard_uid
+from governance.model.tenancy import Flow, parse_tenancy
 from governance.probe.serve import ProbeMetrics
+from tests.tools.scopes import flow_scope, model_flow, tenant_scope
 
 
-def flow(tenant: str, source: str, target: str) -> dict[str, str]:
-    return {"id": flow_id(tenant, source, target), "source": source, "target": target}
+def flow(tenant: str, source: str, target: str) -> dict[str, Any]:
+    return flow_scope(tenant, source, target)
 
 
-SCOPES = {
-    "payments": {"flows": [flow("payments", "onprem", "cloud")]},
-    "marketing": {"flows": [flow("marketing", "onprem", "cloud"), flow("marketing", "onprem", "dr")]},
-    "hr": {"flows": []},
-}
+def scoped(**flows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Complete decision scopes of these tenants with these flows (tests/tools/scopes.py)."""
+    return {name: tenant_scope(name, flows=owned) for name, owned in flows.items()}
+
+
+SCOPES = scoped(payments=[flow("payments", "onprem", "cloud")],
+                marketing=[flow("marketing", "onprem", "cloud"), flow("marketing", "onprem", "dr")], hr=[])
+
+
+def compile_monitoring(scopes: dict[str, Any], header: str) -> dict[str, str]:
+    return compile_tenancy_monitoring(parse_tenancy(scopes), header)
 
 
 def test_files_per_tenant_and_flow():
@@ -54,14 +63,14 @@ def test_files_per_tenant_and_flow():
 
 def test_jmx_rules_label_series_with_the_flow_id_names_computes():
     # a tenant and an alias with `-`: the flow label is names.flow_id's, which escapes them, not `<t>-<s>-to-<t>`
-    scopes = {"pay-eu": {"flows": [flow("pay-eu", "eu-onprem", "cloud")]}}
+    scopes = scoped(**{"pay-eu": [flow("pay-eu", "eu-onprem", "cloud")]})
     config = yaml.safe_load(compile_monitoring(scopes, "# g")["jmx/pay-eu.yaml"])
     labels = [rule["labels"] for rule in config["rules"]]
     assert {(x["tenant"], x["flow"]) for x in labels} == {("pay-eu", "pay--eu-eu--onprem-to-cloud")}
 
 
 def test_jmx_patterns_match_only_the_flows_own_mbeans():
-    [own] = scope_flows({"flows": [flow("payments", "onprem", "cloud")]})
+    [own] = label_safe([model_flow("payments", "onprem", "cloud")])
     mbean = ("kafka.connect.mirror<type=MirrorSourceConnector, source=onprem, target=cloud, "
              "topic=onprem.payments.orders, partition=0><>replication-latency-ms-max")
     match = re.fullmatch(source_pattern(own), mbean)
@@ -90,7 +99,7 @@ def test_every_alert_selects_and_labels_its_own_tenant_and_flow():
 
 
 def test_a_flow_with_an_slo_gets_probe_alerts_on_its_own_series_only():
-    scopes = {**SCOPES, "payments": {"flows": [{**flow("payments", "onprem", "cloud"), "slo": {"latency_p99_ms": 5}}]}}
+    scopes = {**SCOPES, **scoped(payments=[{**flow("payments", "onprem", "cloud"), "slo": {"latency_p99_ms": 5}}])}
     files = compile_monitoring(scopes, "# g")
     groups = {g["name"]: g["rules"] for g in yaml.safe_load(files["prometheus/rules.yaml"])["groups"]}
     probe = {r["alert"]: r for r in groups["mm2gov-payments"] if r["alert"].startswith("MM2Probe")}
@@ -119,7 +128,7 @@ def test_rule_tests_run_every_tenants_rules_and_expect_only_their_own_alerts():
 
 def test_flow_values_that_would_need_escaping_in_promql_are_refused():
     with pytest.raises(ValueError, match="cannot be a monitoring label value"):
-        scope_flows({"flows": [{"id": 'x"} or vector(1) #', "source": "a", "target": "b"}]})
+        label_safe([Flow.model_validate({**flow("x", "a", "b"), "id": 'x"} or vector(1) #'})])
 
 
 def panel_targets(dashboard: dict) -> list[dict]:
@@ -145,7 +154,7 @@ def test_dashboard_uids_fit_grafana_and_stay_apart():
     uids = {dashboard_uid(t) for t in ("payments", long, long[:-1], "mm2gov-" + long[:40])}
     assert len(uids) == 4 and all(len(u) <= GRAFANA_UID_MAX and re.fullmatch(r"[a-z0-9_-]+", u) for u in uids)
     assert dashboard_uid("payments") == "mm2gov-payments"
-    assert json.loads(compile_monitoring({long: {"flows": []}}, "# g")[f"grafana/{long}.json"])["uid"] == \
+    assert json.loads(compile_monitoring(scoped(**{long: []}), "# g")[f"grafana/{long}.json"])["uid"] == \
         dashboard_uid(long)
 
 

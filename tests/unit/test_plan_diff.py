@@ -5,25 +5,16 @@ from governance.model.acl import AclBinding
 from governance.plan.diff import PermissionChange, make_plan
 from governance.policy.engine import Decision, Violation
 from governance.render import plan as render_plan
+from tests.tools.scopes import flow_scope, tenancy, tenant_scope
 
-
-def scope(name, prefixes, principals, clusters=("onprem",), flows=(), grants=(), groups=()):
-    return {"tenant": name, "topic_prefixes": list(prefixes), "group_prefixes": list(groups),
-            "clusters": list(clusters), "flows": list(flows), "grants_given": list(grants), "grants_received": [],
-            "principals": [{"name": n, "access": a,
-                            "topic_operations": sorted({"DESCRIBE"} | {op.upper() for op in a}),
-                            "group_operations": ["READ"] if "read" in a else []} for n, a in principals]}
-
-
-FLOW = {"id": "payments-onprem-to-cloud", "source": "onprem", "target": "cloud", "replication_policy": "default",
-        "topics": [r"payments\..*"], "groups": [], "remote_topic_prefixes": ["onprem.payments."]}
-PAYMENTS = scope("payments", ["payments."], [("User:payments-app", ["read", "write"])], flows=[FLOW],
-                 groups=["payments-"])
-MARKETING = scope("marketing", ["marketing."], [("User:marketing-app", ["read"])])
+FLOW = flow_scope("payments", topics=[r"payments\..*"])
+PAYMENTS = tenant_scope("payments", ["payments."], principals=[("User:payments-app", ["read", "write"])],
+                        flows=[FLOW], groups=["payments-"])
+MARKETING = tenant_scope("marketing", ["marketing."], principals=[("User:marketing-app", ["read"])])
 
 
 def test_tenant_bindings_are_prefixed_least_privilege():
-    bindings = tenant_bindings({"payments": PAYMENTS})
+    bindings = tenant_bindings(tenancy(PAYMENTS))
     assert AclBinding("User:payments-app", "TOPIC", "payments.", "PREFIXED", "WRITE") in bindings["onprem"]
     assert AclBinding("User:payments-app", "GROUP", "payments-", "PREFIXED", "READ") in bindings["onprem"]
     # remote topics on the target are read-only for the tenant

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from governance.compile.acls import principal_tenants
 from governance.model import names
 from governance.model.tenancy import MalformedDecision, parse_tenancy
 from governance.policy.engine import PolicyError, parse_decision
@@ -50,7 +49,10 @@ def test_the_model_offers_names_pys_names(scopes):
         assert flow.mm2_topics == names.mm2_flow_topics(fid) and flow.connect == names.connect_names(fid)
         assert flow.transactional_ids == names.mm2_transactional_ids(fid)
         assert flow.remote_name("x.y") == names.remote_name(flow.replication_policy, flow.source, "x.y")
-    assert tenancy.principal_owners() == principal_tenants(scopes)  # compile's owners, from the model
+    owners = tenancy.principal_owners()
+    assert owners["User:payments-analytics"] == "payments" and owners[names.mm2_principal(fid)] == flows[fid][0]
+    assert set(owners) == {p["name"] for s in scopes.values() for p in s["principals"]} | {
+        names.mm2_principal(f["id"]) for s in scopes.values() for f in s["flows"]}  # acme has no slo: no probe
     payments = tenancy.tenants["payments"]
     assert payments.namespace == "payments" and payments.record_marker.value == "payments"
     assert [g.to for g in payments.grants_given] == ["marketing"]
