@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,6 @@ pytestmark = pytest.mark.integration
 
 LABEL = st.from_regex(r"\A[a-z]([a-z0-9-]{0,6}[a-z0-9])?\Z", fullmatch=True)
 TAILS = st.one_of(patterns(), st.sampled_from([".*", "x|.*", "(x|y)", "a|b\\..*", "[a-z]+", "x$|z"]))
-SEEN = {"allowed": 0, "refused": 0, "invalid": 0, "linked": 0}
 
 
 @pytest.fixture(scope="module")
@@ -91,61 +91,69 @@ def assert_no_look_alike(state) -> None:
         assert exact_mm2 or not form.startswith(RESERVED_PREFIXES), (principal, tenant)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
-@given(files=repos())
-def test_what_the_policy_allows_replicates_only_the_tenants_own_names(opa, java_oracle, files):
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for relative, text in files.items():
-            (root / relative).parent.mkdir(parents=True, exist_ok=True)
-            (root / relative).write_text(text)
-        try:
-            inventory = load_inventory(root)
-        except ConfigError:
-            SEEN["invalid"] += 1  # outside the grammar: refused before any policy runs
-            return
-        decision = opa.decide(inventory)
-        if decision.at_or_above("high"):
-            SEEN["refused"] += 1
-            return
-        SEEN["allowed"] += 1
-        state = compile_desired(inventory, decision)
-    assert_no_look_alike(state)
-    names = []
-    for tenant in inventory.tenants.values():
-        stem = tenant.topic_prefixes[0]
-        names += [stem + "x", stem + "a", stem + "b.c", stem + "y", stem + "zz", stem[:-1], stem[:-1] + "-x"]
-    names += ["x", "a", "b.c", "heartbeats", "__consumer_offsets"]
-    assert len({f.flow_id for f in state.flows}) == len(state.flows)
-    for flow in state.flows:
-        tenant = inventory.tenants[flow.tenant]
-        groups = [n.replace(".", "-") for n in names]
-        [pair] = java_oracle.mm2(flow.properties, topics=names, groups=groups).enabled_pairs
-        assert all(t.startswith(tuple(tenant.topic_prefixes)) for t in pair.topics or ()), (files, pair.topics)
-        assert all(g.startswith(tuple(tenant.group_prefixes)) for g in pair.groups or ()), (files, pair.groups)
+def test_what_the_policy_allows_replicates_only_the_tenants_own_names(opa, java_oracle):
+    """The property runs inside the test, so the count of what it saw is checked in the same test, in any order:
+    it must have generated allowed and refused repos."""
+    seen: Counter[str] = Counter()
+
+    @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+    @given(files=repos())
+    def allowed_repos_replicate_only_their_tenants_names(files):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for relative, text in files.items():
+                (root / relative).parent.mkdir(parents=True, exist_ok=True)
+                (root / relative).write_text(text)
+            try:
+                inventory = load_inventory(root)
+            except ConfigError:
+                seen["invalid"] += 1  # outside the grammar: refused before any policy runs
+                return
+            decision = opa.decide(inventory)
+            if decision.at_or_above("high"):
+                seen["refused"] += 1
+                return
+            seen["allowed"] += 1
+            state = compile_desired(inventory, decision)
+        assert_no_look_alike(state)
+        names = []
+        for tenant in inventory.tenants.values():
+            stem = tenant.topic_prefixes[0]
+            names += [stem + "x", stem + "a", stem + "b.c", stem + "y", stem + "zz", stem[:-1], stem[:-1] + "-x"]
+        names += ["x", "a", "b.c", "heartbeats", "__consumer_offsets"]
+        assert len({f.flow_id for f in state.flows}) == len(state.flows)
+        for flow in state.flows:
+            tenant = inventory.tenants[flow.tenant]
+            groups = [n.replace(".", "-") for n in names]
+            [pair] = java_oracle.mm2(flow.properties, topics=names, groups=groups).enabled_pairs
+            assert all(t.startswith(tuple(tenant.topic_prefixes)) for t in pair.topics or ()), (files, pair.topics)
+            assert all(g.startswith(tuple(tenant.group_prefixes)) for g in pair.groups or ()), (files, pair.groups)
+
+    allowed_repos_replicate_only_their_tenants_names()
+    print(f"allowed repos checked against Java: {seen['allowed']}, refused by the policy: {seen['refused']}, "
+          f"invalid: {seen['invalid']}")
+    assert seen["allowed"] >= 10 and seen["refused"] >= 10, seen
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
-@given(files=repos())
-def test_a_tenant_file_linked_from_outside_the_repo_is_never_read(files):
+def test_a_tenant_file_linked_from_outside_the_repo_is_never_read():
     """Issue 24, class 4, on the same repos: the last tenant's file lives outside the repo and is linked in. It is
-    refused unread (exit 2's ConfigError), whatever it says, allowed or not."""
-    linked = sorted(r for r in files if r.startswith("tenants/"))[-1]
-    with tempfile.TemporaryDirectory() as tmp:
-        root, outside = Path(tmp) / "repo", Path(tmp) / "outside.yaml"
-        for relative, text in files.items():
-            (root / relative).parent.mkdir(parents=True, exist_ok=True)
-            (root / relative).write_text(text)
-        (root / linked).rename(outside)
-        (root / linked).symlink_to(outside)
-        with pytest.raises(ConfigError, match="outside the repository"):
-            load_inventory(root)
-    SEEN["linked"] += 1
+    refused unread (exit 2's ConfigError), whatever it says, allowed or not; every example got that far."""
+    linked_repos = []
 
+    @settings(max_examples=25, deadline=None, derandomize=True)
+    @given(files=repos())
+    def linked_tenant_files_are_refused_unread(files):
+        linked = sorted(r for r in files if r.startswith("tenants/"))[-1]
+        with tempfile.TemporaryDirectory() as tmp:
+            root, outside = Path(tmp) / "repo", Path(tmp) / "outside.yaml"
+            for relative, text in files.items():
+                (root / relative).parent.mkdir(parents=True, exist_ok=True)
+                (root / relative).write_text(text)
+            (root / linked).rename(outside)
+            (root / linked).symlink_to(outside)
+            with pytest.raises(ConfigError, match="outside the repository"):
+                load_inventory(root)
+        linked_repos.append(linked)
 
-def test_the_fuzz_saw_both_outcomes():
-    """Runs after the properties (file order): they must have generated allowed, refused and linked repos."""
-    print(f"allowed repos checked against Java: {SEEN['allowed']}, refused by the policy: {SEEN['refused']}, "
-          f"invalid: {SEEN['invalid']}, linked outside (refused unread): {SEEN['linked']}")
-    assert SEEN["allowed"] >= 10 and SEEN["refused"] >= 10 and SEEN["linked"] == 25, SEEN
+    linked_tenant_files_are_refused_unread()
+    assert len(linked_repos) == 25

@@ -44,7 +44,8 @@ def test_unreachable_cluster_is_exit_3_and_changes_nothing(stack, repo):
     # nothing half-applied: the reachable target was planned but not changed
     assert not [p for p in secrets.rglob("password") if p.parent.name.startswith("scram-")]
     target_acls = describe_acls(admin_client(stack.kafka["target"].admin_config()))
-    assert not any(b.principal.startswith("User:leak-") for b in target_acls)
+    [tenant] = [p.stem for p in (repo_dir / "tenants").glob("*.yaml")]  # this test's own (other tests leave theirs)
+    assert not any(b.principal.startswith(f"User:{tenant}") for b in target_acls)
 
 
 def test_missing_admin_secret_is_exit_3_naming_the_secret(repo):
