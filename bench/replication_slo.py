@@ -52,6 +52,7 @@ from governance.devstack.repo import tenant_yaml  # noqa: E402
 from governance.devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from governance.model.names import flow_id, remote_name  # noqa: E402
+from governance.policy.decide import decide  # noqa: E402
 from governance.probe.assess import assess, percentile  # noqa: E402
 from governance.probe.live import ensure_topic, probe_configs, probe_flows, probe_once  # noqa: E402
 from governance.secrets.store import DirSecretStore  # noqa: E402
@@ -310,8 +311,8 @@ def main() -> None:
             repo, properties, jmx = governed_flow(stack, root, secrets)
             create_topics(admin_client(stack.kafka[SOURCE].admin_config()), [TOPIC], partitions=opts.partitions)
             inventory = load_inventory(repo)
-            [flow] = probe_flows(inventory, TENANT)
-            configs = probe_configs(inventory, flow, DirSecretStore(secrets))
+            [flow] = probe_flows(decide(inventory).tenancy, TENANT)
+            configs = probe_configs(inventory.clusters, flow, DirSecretStore(secrets))
             ensure_topic(flow.source, configs[0], flow.topic)  # before MM2 starts: replicated from its first scan
             mm2 = stack.start_mirrormaker(flow.flow, properties, metrics_config=jmx)
             try:

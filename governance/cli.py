@@ -583,31 +583,34 @@ def audit(repo: Path, out: Path, formats: str, fail_on: str, spark_master: str, 
 @click.option("--max-checkpoint-age", default=300.0, show_default=True, type=click.FloatRange(0),
               help="Seconds a checkpoint behind the group on the source may be old.")
 @format_option
+@opa_url_option
 def failover(tenant: str, source: str, target: str, groups: tuple[str, ...], repo: Path, secrets_dir: Path,
-             max_loss: int, max_reread: int, max_checkpoint_age: float, output_format: str) -> None:
+             max_loss: int, max_reread: int, max_checkpoint_age: float, output_format: str,
+             opa_url: str | None) -> None:
     """Before switching TENANT's consumers from --from to --to: per consumer group and partition of the
     flow, what a switch now would lose and re-read, from the flow's checkpoints and offset syncs.
-    Exit 0 when every partition is within the limits, 1 when not (the report says which and why).
-    Runbook: docs/failover.md."""
+    The flow is the one the policy decided (as generate compiles it): a repo with high or critical
+    violations is refused first. Exit 0 when every partition is within the limits, 1 when not (the
+    report says which and why) or when the repo is refused. Runbook: docs/failover.md."""
     import time
 
-    from governance.config import load_inventory
     from governance.failover.assess import Thresholds, assess, verdict
     from governance.failover.live import find_flow, gather
     from governance.kafka.apply import client_config
     from governance.render import failover as render
     from governance.secrets.store import DirSecretStore
 
-    inventory = load_inventory(repo)
-    flow = find_flow(inventory, tenant, source, target)
+    inventory, decision = _decided(repo, opa_url)
+    owner, flow = find_flow(decision.tenancy, tenant, source, target)
     store = DirSecretStore(secrets_dir)
-    facts = gather(flow, client_config(source, inventory.clusters[source], store),
+    facts = gather(owner, flow, client_config(source, inventory.clusters[source], store),
                    client_config(target, inventory.clusters[target], store), groups)
     limits = Thresholds(max_loss, max_reread, max_checkpoint_age)
     now_ms = int(time.time() * 1000)
     reports = [assess(f, now_ms, limits) for f in facts]
     result = verdict(reports)
-    click.echo((render.as_json if output_format == "json" else render.text)(flow, reports, result, limits), nl=False)
+    click.echo((render.as_json if output_format == "json" else render.text)(tenant, flow, reports, result, limits),
+               nl=False)
     if not result.ok:
         sys.exit(EXIT_VIOLATIONS)
 
@@ -631,13 +634,14 @@ def failover(tenant: str, source: str, target: str, groups: tuple[str, ...], rep
               help="With --serve: the port of /metrics.")
 @click.option("--interval", default=60.0, show_default=True, type=click.FloatRange(1),
               help="With --serve: seconds from one round of runs to the next.")
+@opa_url_option
 def probe(tenant: str, pair: str | None, repo: Path, secrets_dir: Path, per_partition: int, wait: float,
-          output_format: str, serve: bool, host: str, port: int, interval: float) -> None:
+          output_format: str, serve: bool, host: str, port: int, interval: float, opa_url: str | None) -> None:
     """Measure TENANT's replication SLOs end to end: per flow with an `slo`, canaries written to every
     partition of the tenant's probe topic on the source, read back on the target as the tenant's probe
-    user. Exit 0 when every flow meets its SLO, 1 when one misses it, 3 when a cluster cannot be reached.
-    docs/probe.md."""
-    from governance.config import load_inventory
+    user. The flows are the ones the policy decided: a repo with high or critical violations is refused
+    first. Exit 0 when every flow meets its SLO, 1 when one misses it or the repo is refused, 3 when a
+    cluster cannot be reached. docs/probe.md."""
     from governance.probe.assess import assess, misses
     from governance.probe.live import probe_configs, probe_flows, probe_once
     from governance.render import probe as render
@@ -645,15 +649,15 @@ def probe(tenant: str, pair: str | None, repo: Path, secrets_dir: Path, per_part
 
     if pair is not None and (len(pair.split("->")) != 2 or not all(pair.split("->"))):
         raise click.BadParameter(f"{pair!r} is not SOURCE->TARGET", param_hint="--flow")
-    inventory = load_inventory(repo)
-    flows = probe_flows(inventory, tenant, tuple(pair.split("->")) if pair else None)  # type: ignore[arg-type]
+    inventory, decision = _decided(repo, opa_url)
+    flows = probe_flows(decision.tenancy, tenant, tuple(pair.split("->")) if pair else None)  # type: ignore[arg-type]
     store = DirSecretStore(secrets_dir)
     if serve:
         _probe_serve(inventory, flows, store, per_partition, min(wait, interval), host, port, interval)
         return
     outcomes = []
     for flow in flows:
-        run = probe_once(flow, *probe_configs(inventory, flow, store), per_partition, wait)
+        run = probe_once(flow, *probe_configs(inventory.clusters, flow, store), per_partition, wait)
         result = assess(run.run, run.sent, run.received)
         outcomes.append(render.FlowOutcome(flow, result, misses(result, flow.slo)))
     click.echo((render.as_json if output_format == "json" else render.text)(tenant, outcomes), nl=False)
@@ -675,7 +679,7 @@ def _probe_serve(inventory, flows, store, per_partition: int, wait: float, host:
 
     def once(flow):
         def run(metrics: probe_serve.ProbeMetrics) -> None:
-            done = probe_once(flow, *probe_configs(inventory, flow, store), per_partition, wait)
+            done = probe_once(flow, *probe_configs(inventory.clusters, flow, store), per_partition, wait)
             result = assess(done.run, done.sent, done.received)
             missed = misses(result, flow.slo)
             metrics.record(flow.tenant, flow.flow, flow.slo.latency_p99_ms, result, missed, time.time())

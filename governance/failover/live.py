@@ -1,4 +1,4 @@
-"""The I/O edge of `mm2gov failover`: the flow from the repo, then offsets, checkpoints and offset syncs
+"""The I/O edge of `mm2gov failover`: the flow from the resolved tenancy, then offsets, checkpoints and offset syncs
 from both clusters as the clusters' admins (`kafka.apply.client_config`). No judgement here (assess.py).
 
 Every broker error is one RuntimeFailure (exit 3) naming the cluster and Kafka's error; a tenant, flow or
@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
 
 from governance.compile.mm2 import topics_exclude
-from governance.config.loader import Inventory
 from governance.config.regex import java_list_matcher, split_list
 from governance.errors import ConfigError
 from governance.failover.assess import PartitionFacts, resume
@@ -23,50 +21,34 @@ from governance.failover.records import Checkpoint, OffsetSync, RecordFormatErro
 from governance.kafka import admin as kafka_admin
 from governance.kafka.apply import cluster_metadata
 from governance.kafka.reader import CommittedReader, kafka_failure
-from governance.model.names import flow_id, mm2_flow_topics, remote_name
+from governance.model.tenancy import Flow, Tenancy, Tenant
 
 log = logging.getLogger("mm2gov.failover")
 TIMEOUT = 30.0
 
 
-@dataclass(frozen=True)
-class FlowRef:
-    tenant: str
-    flow: str
-    source: str
-    target: str
-    topics: tuple[str, ...]
-    groups: tuple[str, ...]
-    replication_policy: str
-    topic_prefixes: tuple[str, ...]  # the tenant's own: a name outside them is never the tenant's,
-    group_prefixes: tuple[str, ...]  # whatever a (policy-violating) flow regex says
-    delivery: str  # exactly_once: consumers on the target read with read_committed
-    exclude_topics: tuple[str, ...] = ()  # the flow's own, after mm2gov's (compile/mm2.py topics_exclude)
-
-
-def find_flow(inventory: Inventory, tenant: str, source: str, target: str) -> FlowRef:
-    """The tenant's flow source -> target, as the repo declares it."""
-    if tenant not in inventory.tenants:
-        raise ConfigError(f"no tenant '{tenant}' in {inventory.root}")
-    declared = inventory.tenants[tenant]
-    for flow in declared.flows:
+def find_flow(tenancy: Tenancy, tenant: str, source: str, target: str) -> tuple[Tenant, Flow]:
+    """The tenant's flow source -> target, as the policy decided it (the resolved tenancy)."""
+    if tenant not in tenancy.tenants:
+        raise ConfigError(f"no tenant '{tenant}' in the repo (its tenants: {', '.join(sorted(tenancy.tenants))})")
+    decided = tenancy.tenants[tenant]
+    for flow in decided.flows:
         if (flow.source, flow.target) == (source, target):
-            return FlowRef(tenant, flow_id(tenant, source, target), source, target, tuple(flow.topics),
-                           tuple(flow.groups), flow.replication_policy, tuple(declared.topic_prefixes),
-                           tuple(declared.group_prefixes), flow.delivery, tuple(flow.exclude_topics))
-    flows = ", ".join(f"{f.source} -> {f.target}" for f in declared.flows) or "none"
+            return decided, flow
+    flows = ", ".join(f"{f.source} -> {f.target}" for f in decided.flows) or "none"
     raise ConfigError(f"tenant '{tenant}' has no flow {source} -> {target} (its flows: {flows})")
 
 
-def gather(flow: FlowRef, source: dict[str, Any], target: dict[str, Any],
+def gather(tenant: Tenant, flow: Flow, source: dict[str, Any], target: dict[str, Any],
            only_groups: Sequence[str] = ()) -> list[PartitionFacts]:
-    """The facts of every (group, partition) the flow's groups committed on the source, within its topics."""
+    """The facts of every (group, partition) the flow's groups committed on the source, within its topics (and
+    the tenant's own prefixes: a name outside them is never the tenant's, whatever a flow regex says)."""
     cluster_metadata(flow.source, source)
     target_topics = cluster_metadata(flow.target, target).topics
-    groups = _groups(flow, source, only_groups)
+    groups = _groups(tenant, flow, source, only_groups)
     in_flow = java_list_matcher(flow.topics)
     excluded = java_list_matcher(split_list(topics_exclude(flow.exclude_topics)))
-    names = mm2_flow_topics(flow.flow)
+    names = flow.mm2_topics
     with (CommittedReader(flow.target, target, "failover") as on_target,
           CommittedReader(flow.source, source, "failover") as on_source):
         checkpoints = _latest(on_target, names.checkpoints, target_topics, _checkpoint_key, parse_checkpoint)
@@ -77,9 +59,9 @@ def gather(flow: FlowRef, source: dict[str, Any], target: dict[str, Any],
             members = _members(flow.source, source, group)
             on_b = _committed(flow.target, target, group)
             for (topic, partition), offset in sorted(committed.items()):
-                if not (in_flow(topic) and topic.startswith(flow.topic_prefixes)) or excluded(topic):
+                if not (in_flow(topic) and topic.startswith(tenant.topic_prefixes)) or excluded(topic):
                     continue
-                remote = remote_name(flow.replication_policy, flow.source, topic)
+                remote = flow.remote_name(topic)
                 start, end = on_source.watermarks(topic, partition)
                 exists = remote in target_topics and partition in target_topics[remote].partitions
                 target_end = on_target.watermarks(remote, partition)[1] if exists else 0
@@ -98,7 +80,7 @@ def gather(flow: FlowRef, source: dict[str, Any], target: dict[str, Any],
     return facts
 
 
-def _groups(flow: FlowRef, source: dict[str, Any], only: Sequence[str]) -> list[str]:
+def _groups(tenant: Tenant, flow: Flow, source: dict[str, Any], only: Sequence[str]) -> list[str]:
     """The consumer groups on the source that the flow's groups filter selects (or those of `only`)."""
     admin = kafka_admin.admin_client(source)
     try:
@@ -107,10 +89,10 @@ def _groups(flow: FlowRef, source: dict[str, Any], only: Sequence[str]) -> list[
         raise kafka_failure(flow.source, "list consumer groups", exc) from None
     selects = java_list_matcher(flow.groups)
     groups = sorted({g.group_id for g in listed.valid
-                     if selects(g.group_id) and g.group_id.startswith(flow.group_prefixes)})
+                     if selects(g.group_id) and g.group_id.startswith(tenant.group_prefixes)})
     unknown = [g for g in only if g not in groups]
     if unknown:
-        raise ConfigError(f"group(s) {', '.join(unknown)}: not a consumer group of flow {flow.flow} on "
+        raise ConfigError(f"group(s) {', '.join(unknown)}: not a consumer group of flow {flow.id} on "
                           f"{flow.source} (the flow's groups: {', '.join(flow.groups) or 'none'})")
     return [g for g in groups if g in only] if only else groups
 

@@ -21,18 +21,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from governance.model.tenancy import Slo  # a flow's SLO, declared once (the schema's and the decision's)
 from governance.probe.canary import Canary, Received, decode
-
-
-@dataclass(frozen=True)
-class Slo:
-    """A flow's replication SLO as its tenant file states it (schema: `slo`)."""
-
-    latency_p99_ms: int
-    max_lost: int = 0
-    max_duplicated: int = 0
-    max_reordered: int = 0
-    affinity: bool = True
 
 
 @dataclass(frozen=True)

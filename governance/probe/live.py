@@ -1,6 +1,6 @@
 """The I/O edge of `mm2gov probe`: canaries written to the tenant's probe topic on a flow's source and read
 back from its remote name on the target, as the tenant's probe user (credentials from the secret store, like
-MM2's). No judgement here (assess.py).
+MM2's). The flows are the resolved tenancy's (the policy decision). No judgement here (assess.py).
 
 A broker that cannot be reached, or refuses the probe user, is one RuntimeFailure (exit 3) naming the cluster
 and Kafka's error; a tenant or flow the repo does not give is a ConfigError (exit 2).
@@ -11,29 +11,18 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from governance.config.loader import Inventory
 from governance.config.schema import Cluster
 from governance.errors import ConfigError, RuntimeFailure
 from governance.kafka.admin import refused_everywhere
-from governance.model.names import (
-    CA_CERT_KEY,
-    PASSWORD_KEY,
-    PROBE_PARTITIONS,
-    flow_id,
-    probe_principal,
-    probe_topic,
-    remote_name,
-    scram_secret,
-    user_name,
-)
-from governance.probe.assess import Slo
+from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, PROBE_PARTITIONS, probe_principal, scram_secret, user_name
+from governance.model.tenancy import Flow, Slo, Tenancy
 from governance.probe.canary import Canary, Received, decode
 from governance.secrets.store import SecretStore
 
@@ -44,32 +33,53 @@ GRACE = 1.0  # seconds read on after every canary arrived, so late duplicates ar
 
 @dataclass(frozen=True)
 class ProbeFlow:
+    """A flow the probe measures: its tenant and the resolved tenancy's flow (a view: nothing of its own)."""
+
     tenant: str
-    flow: str  # flow id
-    source: str
-    target: str
-    topic: str  # the probe topic on the source
-    remote_topic: str  # its name on the target
-    slo: Slo
+    decided: Flow  # a flow with an slo, hence with its probe facts (names.probe_topic, via input.py)
+
+    @property
+    def flow(self) -> str:
+        return self.decided.id
+
+    @property
+    def source(self) -> str:
+        return self.decided.source
+
+    @property
+    def target(self) -> str:
+        return self.decided.target
+
+    @property
+    def topic(self) -> str:  # the probe topic on the source
+        assert self.decided.probe is not None
+        return self.decided.probe.topic
+
+    @property
+    def remote_topic(self) -> str:  # its name on the target
+        assert self.decided.probe is not None
+        return self.decided.probe.remote_topic
+
+    @property
+    def slo(self) -> Slo:
+        assert self.decided.slo is not None
+        return self.decided.slo
 
 
-def probe_flows(inventory: Inventory, tenant: str, pair: tuple[str, str] | None = None) -> list[ProbeFlow]:
-    """The tenant's flows with an `slo` (only `pair` = (source, target) when given), as the repo declares them."""
-    if tenant not in inventory.tenants:
-        raise ConfigError(f"no tenant '{tenant}' in {inventory.root}")
-    declared = inventory.tenants[tenant]
-    if pair and pair not in {(f.source, f.target) for f in declared.flows}:
-        flows = ", ".join(f"{f.source}->{f.target}" for f in declared.flows) or "none"
+def probe_flows(tenancy: Tenancy, tenant: str, pair: tuple[str, str] | None = None) -> list[ProbeFlow]:
+    """The tenant's flows with an `slo` (only `pair` = (source, target) when given), as the policy decided them."""
+    if tenant not in tenancy.tenants:
+        raise ConfigError(f"no tenant '{tenant}' in the repo (its tenants: {', '.join(sorted(tenancy.tenants))})")
+    decided = tenancy.tenants[tenant]
+    if pair and pair not in {(f.source, f.target) for f in decided.flows}:
+        flows = ", ".join(f"{f.source}->{f.target}" for f in decided.flows) or "none"
         raise ConfigError(f"tenant '{tenant}' has no flow {pair[0]}->{pair[1]} (its flows: {flows})")
-    chosen = [f for f in declared.flows if f.slo and (pair is None or (f.source, f.target) == pair)]
+    chosen = [f for f in decided.flows if f.slo and f.probe and (pair is None or (f.source, f.target) == pair)]
     if not chosen:
         what = f"flow {pair[0]}->{pair[1]}" if pair else "no flow"
         raise ConfigError(f"tenants/{tenant}.yaml: {what} of tenant '{tenant}' has an slo; add "
                           "`slo: {latency_p99_ms: ...}` to the flows to probe (docs/probe.md)")
-    topic = probe_topic(declared.topic_prefixes)
-    return [ProbeFlow(tenant, flow_id(tenant, f.source, f.target), f.source, f.target, topic,
-                      remote_name(f.replication_policy, f.source, topic), Slo(**f.slo.model_dump()))
-            for f in chosen]
+    return [ProbeFlow(tenant, f) for f in chosen]
 
 
 def user_config(alias: str, cluster: Cluster, store: SecretStore, principal: str) -> dict[str, Any]:
@@ -87,10 +97,10 @@ def user_config(alias: str, cluster: Cluster, store: SecretStore, principal: str
     return config
 
 
-def probe_configs(inventory: Inventory, flow: ProbeFlow, store: SecretStore) -> tuple[dict, dict]:
+def probe_configs(clusters: Mapping[str, Cluster], flow: ProbeFlow, store: SecretStore) -> tuple[dict, dict]:
     principal = probe_principal(flow.tenant)
-    return (user_config(flow.source, inventory.clusters[flow.source], store, principal),
-            user_config(flow.target, inventory.clusters[flow.target], store, principal))
+    return (user_config(flow.source, clusters[flow.source], store, principal),
+            user_config(flow.target, clusters[flow.target], store, principal))
 
 
 def _failure(alias: str, what: str, error: object) -> RuntimeFailure:

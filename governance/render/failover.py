@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from governance.failover.assess import PartitionReport, Thresholds, Verdict
-    from governance.failover.live import FlowRef
+    from governance.model.tenancy import Flow
 
 SCHEMA = "mm2gov.failover/v1"
 HEADER = ("GROUP", "PARTITION", "SOURCE committed/end", "CHECKPOINT up->down age", "TARGET committed/end",
@@ -34,9 +34,9 @@ def record(report: PartitionReport) -> dict[str, Any]:
     }
 
 
-def as_json(flow: FlowRef, reports: list[PartitionReport], result: Verdict, limits: Thresholds) -> str:
+def as_json(tenant: str, flow: Flow, reports: list[PartitionReport], result: Verdict, limits: Thresholds) -> str:
     document = {
-        "schema": SCHEMA, "tenant": flow.tenant, "flow": flow.flow, "from": flow.source, "to": flow.target,
+        "schema": SCHEMA, "tenant": tenant, "flow": flow.id, "from": flow.source, "to": flow.target,
         "delivery": flow.delivery,
         "ok": result.ok, "verdict": result.reason,
         "thresholds": {"max_loss": limits.max_loss, "max_reread": limits.max_reread,
@@ -46,10 +46,10 @@ def as_json(flow: FlowRef, reports: list[PartitionReport], result: Verdict, limi
     return json.dumps(document, indent=2) + "\n"
 
 
-def text(flow: FlowRef, reports: list[PartitionReport], result: Verdict, limits: Thresholds) -> str:
-    lines = [f"failover of tenant {flow.tenant}: {flow.source} -> {flow.target} (flow {flow.flow}); limits: "
+def text(tenant: str, flow: Flow, reports: list[PartitionReport], result: Verdict, limits: Thresholds) -> str:
+    lines = [f"failover of tenant {tenant}: {flow.source} -> {flow.target} (flow {flow.id}); limits: "
              f"loss {limits.max_loss}, re-read {limits.max_reread}, checkpoint age {limits.max_checkpoint_age:g}s"]
-    if flow.delivery == "exactly_once":
+    if flow.exactly_once:
         lines.append("exactly-once flow: start the consumers on the target with isolation.level=read_committed")
     lines.append("")
     rows = [HEADER, *(_row(r) for r in reports)]

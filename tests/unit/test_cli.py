@@ -48,3 +48,29 @@ def test_unknown_component_is_named(tmp_path):
     done = run_cli("devstack", "up", "--only", "kafka,zookeeper", "--run-dir", str(tmp_path))
     assert done.returncode == 3
     assert re.search(r"unknown devstack component\(s\): zookeeper", done.stderr)
+
+
+BAD = "examples/bad/grant_write"  # a high violation: a grant of write access to another tenant
+ACTING = {  # every command that acts on a repo's tenancy, with the options it needs to get that far
+    "generate": ["generate", BAD, "--out", "{tmp}/out"],
+    "apply": ["apply", BAD, "--secrets-dir", "{tmp}/secrets", "--dry-run"],
+    "drift": ["drift", BAD, "--secrets-dir", "{tmp}/secrets"],
+    "audit": ["audit", BAD, "--out", "{tmp}/out", "--secrets-dir", "{tmp}/secrets"],
+    "failover": ["failover", "payments", "--from", "onprem", "--to", "cloud", "--repo", BAD, "--secrets-dir",
+                 "{tmp}/secrets"],
+    "probe": ["probe", "payments", "--repo", BAD, "--secrets-dir", "{tmp}/secrets"],
+}
+
+
+def test_every_command_that_acts_on_a_repo_refuses_one_with_high_violations_alike(tmp_path):
+    """Issue 25: they all act on the policy decision, so a repo the policy refuses gets one answer from each:
+    the violation, the refusal line, exit 1, before any cluster is contacted or file written."""
+    from tests.tools.in_process import run_in_process
+
+    answers = {}
+    for command, argv in ACTING.items():
+        done = run_in_process(*(a.format(tmp=tmp_path) for a in argv))
+        answers[command] = (done.returncode, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "")
+        assert "grant_write" in done.stderr and "Traceback" not in done.stderr, (command, done.stderr)
+    assert set(answers.values()) == {(1, "error: refusing to act on a repo with high or critical violations")}, answers
+    assert not (tmp_path / "out").exists()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import struct
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -29,6 +28,7 @@ from governance.failover.records import (
     parse_offset_sync,
 )
 from governance.render import failover as render
+from tests.tools.scopes import model_flow
 
 NOW = 1_800_000_000_000
 LIMITS = Thresholds()
@@ -228,13 +228,12 @@ def test_verdict_needs_every_partition_and_at_least_one():
     assert not verdict([]).ok and "nothing checked" in verdict([]).reason
 
 
-FLOW = SimpleNamespace(tenant="pay", flow="pay-source-to-target", source="source", target="target",
-                       delivery="at_least_once")
+FLOW = model_flow("pay", "source", "target")  # the resolved tenancy's flow (tests/tools/scopes.py)
 
 
 def test_json_output_has_the_documented_shape():
     reports = [assess(facts(), NOW, LIMITS), assess(facts(checkpoint=None, checkpoint_ms=None), NOW, LIMITS)]
-    document = json.loads(render.as_json(FLOW, reports, verdict(reports), LIMITS))
+    document = json.loads(render.as_json("pay", FLOW, reports, verdict(reports), LIMITS))
     assert set(document) == {"schema", "tenant", "flow", "from", "to", "delivery", "ok", "verdict", "thresholds",
                              "partitions"}
     assert document["schema"] == "mm2gov.failover/v1" and document["ok"] is False
@@ -249,12 +248,12 @@ def test_json_output_has_the_documented_shape():
 
 def test_text_output_is_a_table_and_a_verdict():
     reports = [assess(facts(), NOW, LIMITS), assess(facts(group="h", source_log_end=12), NOW, LIMITS)]
-    out = render.text(FLOW, reports, verdict(reports), LIMITS).splitlines()
+    out = render.text("pay", FLOW, reports, verdict(reports), LIMITS).splitlines()
     assert out[2].split()[:2] == ["GROUP", "PARTITION"]
     assert out[3].split()[0] == "g" and out[3].endswith("ok")
     assert out[4].split()[0] == "h" and out[4].endswith("FAIL")
     assert "  h t[0]: would lose 2 record(s) (2 not replicated; max-loss 0)" in out
     assert out[-1] == "FAIL: NOT safe to switch: 1 of 2 partition(s) fail (h)"
     assert "read_committed" not in "\n".join(out)
-    exactly_once = SimpleNamespace(**{**vars(FLOW), "delivery": "exactly_once"})
-    assert "isolation.level=read_committed" in render.text(exactly_once, reports, verdict(reports), LIMITS)
+    exactly_once = model_flow("pay", "source", "target", delivery="exactly_once")
+    assert "isolation.level=read_committed" in render.text("pay", exactly_once, reports, verdict(reports), LIMITS)

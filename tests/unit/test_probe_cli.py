@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from governance.config import load_inventory
 from governance.errors import ConfigError
 from governance.probe.assess import Slo, assess, misses
 from governance.probe.canary import Canary, Received
 from governance.probe.live import ProbeFlow, probe_flows
 from governance.render import probe as render
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.decided import decided
+from tests.tools.scopes import model_flow
 
 
 @pytest.fixture
@@ -31,22 +32,24 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_only_flows_with_an_slo_are_probed(repo):
-    flows = probe_flows(load_inventory(repo), "payments")
+    _, tenancy = decided(repo)
+    flows = probe_flows(tenancy, "payments")
     assert [(f.flow, f.topic, f.remote_topic) for f in flows] == [
         ("payments-onprem-to-cloud", "payments.mm2gov-probe", "onprem.payments.mm2gov-probe")]
     assert flows[0].slo == Slo(latency_p99_ms=800, max_duplicated=2)
-    assert probe_flows(load_inventory(repo), "payments", ("onprem", "cloud")) == flows
+    assert probe_flows(tenancy, "payments", ("onprem", "cloud")) == flows
     with pytest.raises(ConfigError, match="flow onprem->onprem-dr of tenant 'payments' has an slo"):
-        probe_flows(load_inventory(repo), "payments", ("onprem", "onprem-dr"))
+        probe_flows(tenancy, "payments", ("onprem", "onprem-dr"))
     with pytest.raises(ConfigError, match="has no flow cloud->onprem"):
-        probe_flows(load_inventory(repo), "payments", ("cloud", "onprem"))
+        probe_flows(tenancy, "payments", ("cloud", "onprem"))
     with pytest.raises(ConfigError, match="no tenant 'nobody'"):
-        probe_flows(load_inventory(repo), "nobody")
+        probe_flows(tenancy, "nobody")
 
 
 def _outcome(received_ms: list[int]) -> render.FlowOutcome:
-    flow = ProbeFlow("payments", "payments-onprem-to-cloud", "onprem", "cloud", "payments.mm2gov-probe",
-                     "onprem.payments.mm2gov-probe", Slo(latency_p99_ms=800))
+    probe = {"topic": "payments.mm2gov-probe", "topic_item": "payments\\.mm2gov\\-probe",
+             "remote_topic": "onprem.payments.mm2gov-probe"}
+    flow = ProbeFlow("payments", model_flow("payments", "onprem", "cloud", slo={"latency_p99_ms": 800}, probe=probe))
     sent = [Canary("r1", 0, seq, 1000) for seq in range(3)]
     received = [Received(0, i, c.encode(), ms) for i, (c, ms) in enumerate(zip(sent, received_ms, strict=False))]
     received.append(Received(0, 99, b"not a canary", 5000))

@@ -29,7 +29,8 @@ def test_a_run_becomes_counters_gauges_and_a_latency_histogram():
                 Received(1, 1, sent[1].encode(), 1500), Received(2, 0, b"other", 1500)]
     result = assess("r", sent, received)
     metrics = ProbeMetrics()
-    metrics.record("payments", "payments-onprem-to-cloud", 300, result, misses(result, Slo(300)), now=1234.5)
+    missed = misses(result, Slo(latency_p99_ms=300))
+    metrics.record("payments", "payments-onprem-to-cloud", 300, result, missed, now=1234.5)
     found = samples(metrics)
     assert found[("mm2gov_probe_canaries_sent_total", PAY)] == 3
     assert found[("mm2gov_probe_canaries_delivered_total", PAY)] == 2
