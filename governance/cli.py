@@ -719,23 +719,15 @@ def migrate(legacy_file: Path, pair: str, repo: Path, secrets_dir: Path, dry_run
     start the flows after --apply. Exit 0 when the cut-over stands (or was applied), 1 when refused
     (nothing is written); a repo with high or critical violations is refused (exit 1), as by apply.
     Runbook: docs/migration.md."""
-    from governance.config import load_inventory
     from governance.importer import read_properties_file
     from governance.kafka.apply import client_config
     from governance.migrate.live import gather, judge, new_flows, read_legacy, write
-    from governance.policy.decide import decide
     from governance.render import migrate as render
-    from governance.render import violations as render_violations
     from governance.secrets.store import DirSecretStore
 
     legacy = read_legacy(read_properties_file(legacy_file), pair, str(legacy_file))
-    inventory = load_inventory(repo)
-    blocking = decide(inventory, opa_url).at_or_above("high")  # flows generate would refuse are not seeded either
-    if blocking:
-        click.echo(render_violations.text(blocking), err=True, nl=False)
-        click.echo("error: refusing to act on a repo with high or critical violations", err=True)
-        sys.exit(EXIT_VIOLATIONS)
-    flows = new_flows(inventory, legacy)
+    inventory, decision = _decided(repo, opa_url)  # flows generate would refuse are not seeded either
+    flows = new_flows(inventory, decision.tenancy, legacy)
     store = DirSecretStore(secrets_dir)
     target = client_config(legacy.target, inventory.clusters[legacy.target], store)
     facts = gather(legacy, flows, client_config(legacy.source, inventory.clusters[legacy.source], store), target)

@@ -18,7 +18,7 @@ from typing import Any
 
 from confluent_kafka import KafkaException, Producer
 
-from governance.compile.mm2 import REPLICATION_POLICIES, TOPICS_EXCLUDE
+from governance.compile.mm2 import REPLICATION_POLICIES, topics_exclude
 from governance.config.loader import Inventory
 from governance.config.regex import java_list_matcher, split_list
 from governance.errors import ConfigError, RuntimeFailure
@@ -46,7 +46,8 @@ from governance.migrate.plan import (
     Seed,
     plan,
 )
-from governance.model.names import connect_names, flow_id
+from governance.model.names import connect_names
+from governance.model.tenancy import Tenancy
 
 log = logging.getLogger("mm2gov.migrate")
 TIMEOUT = 30.0
@@ -116,8 +117,9 @@ def read_legacy(text: str, pair: str, where: str) -> Legacy:
                   tuple(g for g in split_list(props.get(f"{scoped}groups", props.get("groups", ".*"))) if g))
 
 
-def new_flows(inventory: Inventory, legacy: Legacy) -> list[NewFlow]:
-    """The repo's flows of the legacy pair, one per tenant; the repo must point at the legacy's clusters."""
+def new_flows(inventory: Inventory, tenancy: Tenancy, legacy: Legacy) -> list[NewFlow]:
+    """The decided flows of the legacy pair (the resolved tenancy), one per tenant; the repo must point at the
+    legacy's clusters."""
     for alias in (legacy.source, legacy.target):
         if alias not in inventory.clusters:
             raise ConfigError(f"{inventory.root}: no cluster '{alias}' in clusters.yaml (the legacy pair's alias)")
@@ -126,10 +128,9 @@ def new_flows(inventory: Inventory, legacy: Legacy) -> list[NewFlow]:
         if not repo & old:
             raise ConfigError(f"cluster '{alias}': the legacy file's bootstrap servers ({legacy.bootstrap[alias]}) "
                               f"and clusters.yaml's ({inventory.clusters[alias].bootstrap_servers}) share no broker")
-    flows = [NewFlow(name, flow_id(name, f.source, f.target), f.source, f.target, tuple(f.topics),
-                     tuple(tenant.topic_prefixes), f.replication_policy,
-                     (*split_list(TOPICS_EXCLUDE), *f.exclude_topics))  # its MM2's topics.exclude (compile/mm2.py)
-             for name, tenant in sorted(inventory.tenants.items()) for f in tenant.flows
+    flows = [NewFlow(t.tenant, f.id, f.source, f.target, f.topics, t.topic_prefixes, f.replication_policy,
+                     tuple(split_list(topics_exclude(f.exclude_topics))))  # its MM2's topics.exclude (compile/mm2.py)
+             for t in sorted(tenancy, key=lambda t: t.tenant) for f in t.flows
              if (f.source, f.target) == (legacy.source, legacy.target)]
     if not flows:
         raise ConfigError(f"{inventory.root}: no tenant has a flow {legacy.source} -> {legacy.target}")

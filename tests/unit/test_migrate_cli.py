@@ -214,11 +214,11 @@ def test_json_is_one_document_with_seeds_and_refusals():
 
 def test_the_new_flows_are_the_repos_flows_of_the_pair_with_their_mm2s_exclusions():
     from governance.compile.mm2 import TOPICS_EXCLUDE
-    from governance.config import load_inventory
     from governance.config.regex import split_list
     from governance.migrate.live import new_flows
+    from tests.tools.decided import decided_example
 
-    flows = new_flows(load_inventory(REPO_ROOT / "examples" / "acme"), LEGACY_ACME)
+    flows = new_flows(*decided_example(REPO_ROOT / "examples" / "acme"), LEGACY_ACME)
     assert {(f.tenant, f.source, f.target) for f in flows} == {
         ("logistics", "onprem", "cloud"), ("marketing", "onprem", "cloud"), ("payments", "onprem", "cloud")}
     assert all(f.exclude[:len(split_list(TOPICS_EXCLUDE))] == tuple(split_list(TOPICS_EXCLUDE)) for f in flows)
