@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from governance.compile.mm2 import SCRAM_MODULE, Entry, jaas_quoted, render
 from governance.compile.mm2_logging import LOG_DIR_PROPERTY
 from governance.devstack import tools
 from governance.devstack.files import write_public
@@ -135,41 +136,39 @@ def dedicated_properties(
     This is the stack's own wiring for tests; tenant flows are compiled by mm2gov.
     """
     ref = f"${{file:{credentials_file}:%s}}"
-    lines = [
-        f"# MirrorMaker 2 (dedicated mode) for flow {flow_id}; credentials are references, never values",
-        f"clusters={source},{target}",
-        "config.providers=file",
-        "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider",
+    entries: list[Entry] = [
+        f"MirrorMaker 2 (dedicated mode) for flow {flow_id}; credentials are references, never values",
+        ("clusters", f"{source},{target}"),
+        ("config.providers", "file"),
+        ("config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider"),
     ]
     for alias in (source, target):
         info = clusters[alias]
-        lines += [
-            f"{alias}.bootstrap.servers={info['bootstrap']}",
-            f"{alias}.security.protocol=SASL_SSL",
-            f"{alias}.sasl.mechanism=SCRAM-SHA-512",
-            f'{alias}.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
-            f'username="{info["user"]}" password="{ref % (alias + ".password")}";',
-            f"{alias}.ssl.truststore.type=PKCS12",
-            f"{alias}.ssl.truststore.location={info['truststore']}",
-            f"{alias}.ssl.truststore.password={ref % 'truststore.password'}",
+        password = ref % f"{alias}.password"
+        login = f'{SCRAM_MODULE} required username="{jaas_quoted(info["user"])}" password="{password}";'
+        entries += [
+            (f"{alias}.bootstrap.servers", info["bootstrap"]),
+            (f"{alias}.security.protocol", "SASL_SSL"),
+            (f"{alias}.sasl.mechanism", "SCRAM-SHA-512"),
+            (f"{alias}.sasl.jaas.config", login),
+            (f"{alias}.ssl.truststore.type", "PKCS12"),
+            (f"{alias}.ssl.truststore.location", info["truststore"]),
+            (f"{alias}.ssl.truststore.password", ref % "truststore.password"),
         ]
-    lines += [
-        f"{source}->{target}.enabled=true",
-        f"{source}->{target}.topics={topics}",
-        f"{source}->{target}.groups={groups or '^$'}",
-        f"{target}->{source}.enabled=false",
-        "sync.topic.acls.enabled=false",
-        "sync.topic.configs.enabled=true",
-        "offset-syncs.topic.location=target",
-        "emit.checkpoints.enabled=false",
-        "refresh.topics.interval.seconds=1",
-        "refresh.groups.interval.seconds=1",
-        "replication.factor=1",
-        "checkpoints.topic.replication.factor=1",
-        "heartbeats.topic.replication.factor=1",
-        "offset-syncs.topic.replication.factor=1",
-        "offset.storage.replication.factor=1",
-        "status.storage.replication.factor=1",
-        "config.storage.replication.factor=1",
+    entries += [
+        (f"{source}->{target}.enabled", "true"),
+        (f"{source}->{target}.topics", topics),
+        (f"{source}->{target}.groups", groups or "^$"),
+        (f"{target}->{source}.enabled", "false"),
+        ("sync.topic.acls.enabled", "false"),
+        ("sync.topic.configs.enabled", "true"),
+        ("offset-syncs.topic.location", "target"),
+        ("emit.checkpoints.enabled", "false"),
+        ("refresh.topics.interval.seconds", "1"),
+        ("refresh.groups.interval.seconds", "1"),
+        *[(key, "1") for key in ("replication.factor", "checkpoints.topic.replication.factor",
+                                 "heartbeats.topic.replication.factor", "offset-syncs.topic.replication.factor",
+                                 "offset.storage.replication.factor", "status.storage.replication.factor",
+                                 "config.storage.replication.factor")],
     ]
-    return "\n".join(lines) + "\n"
+    return render(entries)  # the product's serializer (javaproperties), never pasted lines

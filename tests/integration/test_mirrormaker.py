@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import javaproperties
 from confluent_kafka import Consumer, Producer
 
 from governance.kafka.admin import admin_client, create_topics
@@ -27,7 +28,10 @@ def test_mm2_replicates_keys_values_and_headers_to_remote_topic(stack, tmp_path)
     properties = stack.write_mm2_properties("mm2test", topics=r"mm2test\.orders")
     text = properties.read_text()
     assert all(secret.reveal() not in text for secret in stack.secrets.values())
-    assert "${file:" in text  # credentials are config-provider references
+    read = javaproperties.loads(text)  # as MM2's java.util.Properties reads it
+    for alias in ("source", "target"):  # credentials are config-provider references
+        assert 'password="${file:' in read[f"{alias}.sasl.jaas.config"]
+        assert read[f"{alias}.ssl.truststore.password"].startswith("${file:")
     stack.start_mirrormaker("mm2test", properties)
     try:
         received = _consume(target.admin_config(), "source.mm2test.orders", len(RECORDS), timeout=120)
