@@ -27,6 +27,7 @@ components:
 lint: python-env
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
+	$(BIN)/mypy
 
 # Two workers, each with its own local stack (its session fixtures); a test module stays on one worker (its
 # module fixtures are set up once), the slowest modules first (SLOWEST_FIRST in tests/conftest.py; xdist's own

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pyspark.sql import SparkSession
 
@@ -18,6 +18,8 @@ from governance.compile.acls import mm2_scope, pattern_type
 from governance.config.schema import Cluster
 from governance.model import tenancy as resolved
 from spark_audit.model import TENANCY_SCHEMAS, Tenancy, tenancy_frames
+
+Row = tuple[Any, ...]  # one row of a tenancy table (the NamedTuples below)
 
 
 class TenantPrefix(NamedTuple):
@@ -92,9 +94,9 @@ class Mm2TopicRow(NamedTuple):
     role: str  # offset_syncs | checkpoints | heartbeats | configs | offsets | status
 
 
-def tenancy_rows(tenancy: resolved.Tenancy, clusters: Mapping[str, Cluster]) -> dict[str, list[tuple]]:
+def tenancy_rows(tenancy: resolved.Tenancy, clusters: Mapping[str, Cluster]) -> dict[str, list[Row]]:
     """Every tenancy table as row tuples (see model.TENANCY_SCHEMAS), sorted."""
-    rows: dict[str, set[tuple]] = {name: set() for name in TENANCY_SCHEMAS}
+    rows: dict[str, set[Row]] = {name: set() for name in TENANCY_SCHEMAS}
     rows["clusters"] = {ClusterRow(alias, cluster.zone) for alias, cluster in clusters.items()}
     for tenant in tenancy:
         name = tenant.tenant
@@ -146,7 +148,7 @@ def _mm2_topics(flow: resolved.Flow) -> dict[str, str]:
     return {**dataclasses.asdict(flow.mm2_topics), **connect}
 
 
-def _sort_key(row: tuple) -> tuple:
+def _sort_key(row: Row) -> tuple[str, ...]:
     return tuple("" if v is None else str(v) for v in row)
 
 

@@ -399,7 +399,8 @@ def grafana_dashboard(tenant: str, flows: list[str]) -> dict[str, Any]:
                 panel = panel.with_target(PrometheusQuery().ref_id(chr(ord("A") + index)).expr(expr)
                                           .legend_format(legend).datasource(datasource))
             board = board.with_panel(panel)
-    return json.loads(JSONEncoder().encode(board.build()))
+    document: dict[str, Any] = json.loads(JSONEncoder().encode(board.build()))
+    return document
 
 
 def alertmanager_routes(tenants: list[str]) -> dict[str, Any]:

@@ -60,7 +60,7 @@ def _cluster_ref(alias: str, cluster: Cluster, principal: str) -> dict[str, Any]
     return ref
 
 
-def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka_version: str) -> dict:
+def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka_version: str) -> dict[str, Any]:
     source, target, flow_id = flow.source, flow.target, flow.id
     strimzi = clusters[target].strimzi
     assert strimzi is not None

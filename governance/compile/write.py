@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 
 import yaml

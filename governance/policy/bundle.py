@@ -165,7 +165,8 @@ def _capabilities(opa: str) -> dict[str, Any]:
     done = _run([opa, "capabilities", "--current"])
     if done.returncode != 0:
         raise PolicyError(f"`opa capabilities` failed: {done.stderr.strip()[:300]}")
-    return json.loads(done.stdout)
+    capabilities: dict[str, Any] = json.loads(done.stdout)
+    return capabilities
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
