@@ -39,6 +39,7 @@ PYTEST_WORKERS ?= 2
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
+	$(BIN)/mypy
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Order independence, as a documented check: modules in a random order and the tests of each module shuffled,
@@ -53,6 +54,7 @@ test-unit: python-env
 test-fast: python-env ## the inner loop: lint and the unit tests that need no JVM
 	$(BIN)/ruff check governance spark_audit tests bench
 	$(BIN)/lint-imports --no-logo
+	$(BIN)/mypy
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) -m "not integration and not spark"
 
 demo: setup
