@@ -45,7 +45,9 @@ class PolicySession:
         began = time.perf_counter()
         decision = self.engine.evaluate(build_input(inventory))
         log.debug("OPA decision on %d tenants in %.3fs", len(inventory.tenants), time.perf_counter() - began)
-        return Decision(decision.scopes, resolve_locations(decision.violations, inventory.locations))
+        located = Decision(decision.scopes, resolve_locations(decision.violations, inventory.locations))
+        located.__dict__["tenancy"] = decision.tenancy  # parse_decision parsed it: the cached value, not again
+        return located
 
 
 def decide(inventory: Inventory, opa_url: str | None = None) -> Decision:
