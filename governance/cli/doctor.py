@@ -36,7 +36,7 @@ def doctor(output_format: str, repo: Path | None, secrets_dir: Path) -> None:
     verdicts = []
     if repo is not None:  # broker versions (issue 16): every cluster, judged in the roles its flows give it
         from governance.config import load_inventory
-        from governance.kafka.version import cluster_report
+        from governance.kafka.apply import cluster_report
         from governance.secrets.store import DirSecretStore
 
         inventory = load_inventory(repo)

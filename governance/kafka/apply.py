@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -11,7 +12,7 @@ from governance.compile.desired import DesiredState
 from governance.config.schema import Cluster
 from governance.errors import RuntimeFailure
 from governance.kafka import admin as kafka_admin
-from governance.kafka import ownership, version
+from governance.kafka import api_versions, ownership, version
 from governance.kafka.reconcile import ClusterChanges, ClusterSnapshot, reconcile
 from governance.secrets.issue import scram_doc
 from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, USERNAME_KEY, scram_secret, user_name
@@ -137,7 +138,7 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
         configs = {alias: client_config(alias, clusters[alias], store) for alias in aliases}
         metadata = {alias: cluster_metadata(alias, configs[alias]) for alias in aliases}  # reachable? (first)
         # can the pinned MM2 serve every flow's clusters? (broker versions, before anything changes)
-        for verdict in version.check_flows([(flow.source, flow.target) for flow in state.flows], configs,
+        for verdict in api_versions.check_flows([(flow.source, flow.target) for flow in state.flows], configs,
                                            {alias: [f"{b.host}:{b.port}" for b in found.brokers.values()]
                                             for alias, found in metadata.items()}):
             log.info("%s", verdict.line())
@@ -163,3 +164,19 @@ def _execute_cluster(alias: str, cluster: Cluster, changes: ClusterChanges, live
         mechanism = "SCRAM-SHA-512"
     execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size,
             state.principal_tenants)
+
+
+def cluster_report(clusters: Mapping[str, Any], pairs: Iterable[tuple[str, str]],
+                   store: Any) -> list[version.Verdict]:
+    """Every cluster's version and verdict, for `mm2gov doctor --repo`: each flow cluster in its roles, a
+    cluster in no flow in both (it may become one). Unreachable clusters fail as apply would."""
+    pairs = list(pairs)
+    roles = {(s, "source") for s, _ in pairs} | {(t, "target") for _, t in pairs}
+    roles |= {(alias, role) for alias in clusters if not any(alias == c for c, _ in roles) for role in version.ROLES}
+    evidence = {}
+    for alias in sorted(clusters):
+        config = client_config(alias, clusters[alias], store)
+        metadata = cluster_metadata(alias, config)
+        brokers = [f"{b.host}:{b.port}" for b in metadata.brokers.values()]
+        evidence[alias] = api_versions.read_cluster(alias, config, brokers)
+    return [version.judge(alias, role, evidence[alias], version.required_apis()) for alias, role in sorted(roles)]

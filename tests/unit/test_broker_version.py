@@ -12,16 +12,15 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
+from governance.kafka.api_versions import UNSUPPORTED_VERSION, parse_response
 from governance.kafka.version import (
     APIS,
     ROLES,
-    UNSUPPORTED_VERSION,
     BrokerVersions,
     describe,
     flow_verdicts,
     judge,
     minimum_release,
-    parse_response,
     raised,
     refusal,
 )
