@@ -11,7 +11,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from governance.config import load_inventory, loader
+from governance.config import load_inventory, loader, yaml_reader
 from governance.config.loader import InvalidConfig
 from governance.errors import ConfigError
 from tests.conftest import REPO_ROOT, run_cli
@@ -184,7 +184,7 @@ def yaml_layer(request, monkeypatch):
     """Each parser layer that can stop a deep document first: libyaml with its own default limit (above mm2gov's),
     libyaml with its limit lowered below mm2gov's (through its own control, PyYAML 6.0.4+), the pure-Python one."""
     if request.param == "pure-python":
-        monkeypatch.setattr(loader, "FAST_LOADER", yaml.SafeLoader)
+        monkeypatch.setattr(yaml_reader, "FAST_LOADER", yaml.SafeLoader)  # read_yaml's own module
         return request.param
     assert loader.FAST_LOADER is yaml.CSafeLoader, "the lock's PyYAML wheel carries libyaml"
     if request.param == "libyaml-stops-first":
