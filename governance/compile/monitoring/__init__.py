@@ -1,0 +1,82 @@
+"""Per-tenant monitoring of MM2's own metrics: each line of business sees, and is alerted on, its own
+flows and nobody else's.
+
+- `jmx/<tenant>.yaml`: Prometheus JMX exporter config for the tenant's MM2s (one MM2 process per flow).
+  One rule set per flow, matching that flow's source and target cluster aliases literally; every series
+  gets the tenant and the flow id (names.flow_id, via the OPA scope) as static labels, never labels built
+  from what the MBean says, so no topic, group or alias a tenant chooses can make a series claim another
+  tenant or flow. Series: MirrorSourceConnector's per-partition replication metrics, and the flow's
+  Connect worker in its group (`connect-coordinator-metrics` of client `<source>-><target>`), which exists
+  whenever the flow's MM2 runs, with or without topics to replicate;
+- `prometheus/rules.yaml`: alert rules, one group per tenant, one rule per flow and alert, each selecting
+  its tenant's and flow's series by exact labels and labelling its alert with them (static labels);
+- `prometheus/tests/<tenant>.yaml`: `promtool test rules` unit tests of the tenant's alerts, with other
+  tenants' series and series forged to carry the tenant's flow id next to them;
+- `grafana/<tenant>.json`: a dashboard per tenant;
+- `alertmanager/routes.yaml`: a route and receiver per tenant, matching on the alert's tenant label; the
+  Slack webhook URL is read from a mounted Secret (`api_url_file`), never written here.
+
+The probe's end-to-end alerts (latency over the tenant's SLO, loss, duplicates) come with `mm2gov probe`.
+
+One module per artefact (jmx, rules, rule_tests, dashboards, routes) on what they share (common); this
+package's names are theirs.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from governance.compile.monitoring.common import (
+    ALERT_SECRETS_PATH,
+    DUMPER,
+    LATENCY_METRIC,
+    PROBE_METRIC,
+    RECORD_AGE_METRIC,
+    WORKER_METRIC,
+    label_safe,
+    probed,
+    promql_string,
+)
+from governance.compile.monitoring.dashboards import (
+    FLOW_VARIABLE,
+    RATE_INTERVAL,
+    flows_regex,
+    grafana_dashboard,
+    regex_literal,
+)
+from governance.compile.monitoring.jmx import jmx_exporter_config, source_pattern, worker_pattern
+from governance.compile.monitoring.routes import alertmanager_routes
+from governance.compile.monitoring.rule_tests import rule_tests
+from governance.compile.monitoring.rules import alert_rules
+from governance.model.tenancy import Tenancy
+
+__all__ = [
+    "ALERT_SECRETS_PATH", "DUMPER", "FLOW_VARIABLE", "LATENCY_METRIC", "PROBE_METRIC", "RATE_INTERVAL",
+    "RECORD_AGE_METRIC", "WORKER_METRIC", "alert_rules", "alertmanager_routes", "compile_monitoring", "flows_regex",
+    "grafana_dashboard", "jmx_exporter_config", "label_safe", "probed", "promql_string", "regex_literal",
+    "rule_tests", "source_pattern", "worker_pattern",
+]
+
+
+def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
+    """Relative path -> file text; YAML files carry the generated-by header, JSON files a field."""
+    files: dict[str, str] = {}
+
+    def as_yaml(data: dict[str, Any]) -> str:
+        return header + "\n" + yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True)
+
+    tenants = sorted(tenancy.tenants)
+    flows = {tenant: list(label_safe(tenancy.tenants[tenant].flows)) for tenant in tenants}
+    with_flows = {tenant: owned for tenant, owned in flows.items() if owned}
+    for tenant in tenants:
+        if flows[tenant]:
+            files[f"jmx/{tenant}.yaml"] = as_yaml(jmx_exporter_config(tenant, flows[tenant]))
+            files[f"prometheus/tests/{tenant}.yaml"] = as_yaml(rule_tests(tenant, with_flows))
+        dashboard = {"__generated": header.lstrip("# "), **grafana_dashboard(tenant, [f.id for f in flows[tenant]])}
+        files[f"grafana/{tenant}.json"] = json.dumps(dashboard, indent=1, ensure_ascii=False) + "\n"
+    files["prometheus/rules.yaml"] = as_yaml({"groups": [alert_rules(t, flows[t]) for t in tenants if flows[t]]})
+    files["alertmanager/routes.yaml"] = as_yaml(alertmanager_routes(tenants))
+    return files

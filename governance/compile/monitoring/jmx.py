@@ -1,0 +1,35 @@
+"""`jmx/<tenant>.yaml`: the Prometheus JMX exporter rules of a tenant's MM2s, static tenant and flow labels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from governance.compile.monitoring.common import (
+    METRIC_PREFIX,
+    WORKER_METRIC,
+)
+from governance.model.tenancy import Flow
+
+
+def source_pattern(flow: Flow) -> str:
+    """MirrorSourceConnector's per-partition MBeans of this flow's source and target: (topic, partition, attribute)."""
+    return (f"kafka.connect.mirror<type=MirrorSourceConnector, source={flow.source}, target={flow.target}, "
+            r"topic=(.+), partition=([0-9]+)><>([a-z-]+)")
+
+
+def worker_pattern(flow: Flow) -> str:
+    """The flow's Connect worker in its group: MM2 names its client `<source>-><target>` (quoted in the MBean)."""
+    return (f'kafka.connect<type=connect-coordinator-metrics, client-id="?{flow.source}->{flow.target}"?>'
+            "<>assigned-tasks")
+
+
+def jmx_exporter_config(tenant: str, flows: list[Flow]) -> dict[str, Any]:
+    rules: list[dict[str, Any]] = []
+    for flow in flows:
+        static = {"tenant": tenant, "flow": flow.id}
+        rules += [
+            {"pattern": worker_pattern(flow), "name": WORKER_METRIC, "type": "GAUGE", "labels": static},
+            {"pattern": source_pattern(flow), "name": METRIC_PREFIX + "$3", "type": "GAUGE",
+             "labels": {**static, "source": flow.source, "target": flow.target, "topic": "$1", "partition": "$2"}},
+        ]
+    return {"lowercaseOutputName": True, "lowercaseOutputLabelNames": True, "rules": rules}
