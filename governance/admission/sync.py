@@ -146,8 +146,14 @@ class RepoSync:
     def _push(self) -> bool:
         if self.loaded and self._opa_has_repo():
             return True
+        restarted = self.loaded  # OPA held the repo and lost it: it restarted, policies gone too
+        # Reviews are denied (decider: no repo loaded) until policies, repo and scopes are all back: OPA gets the
+        # policy modules one at a time, and a review judged by some of them without the repo's data would be
+        # allowed by the rules not loaded yet (seen under make test-random: an MM2 moved to another tenant's
+        # namespace was admitted while the webhook re-uploaded after an OPA restart).
+        self.loaded = self.state.in_force = False
         try:
-            if self.loaded and self.upload_policies is not None:  # OPA lost the data: it restarted
+            if restarted and self.upload_policies is not None:
                 log.warning("OPA lost the governance repo (restarted?): uploading policies and repo again")
                 self.upload_policies()
             self.opa.request("DELETE", SCOPES_DATA_PATH)  # never new repo data with old scopes

@@ -419,6 +419,28 @@ def test_unknown_namespaces_and_an_unfilled_cache_deny(acme_copy):
                                         "is denied\n")
 
 
+def test_after_an_opa_restart_reviews_are_denied_until_policies_repo_and_scopes_are_all_back(acme_copy):
+    """A stand-in OPA, for a fault the real one cannot be made to show on cue: a review arriving while the webhook
+    puts an OPA that restarted back together, policy modules one at a time, then the repo and its scopes. Judged
+    by some of the modules without the repo's data, it was allowed (make test-random: an MM2 moved into another
+    tenant's namespace was admitted). Here the upload callback asks for a verdict in the middle: denied, no repo
+    loaded; once everything is back, allowed again."""
+    from governance.admission.decider import AdmissionDecider
+    from governance.admission.namespaces import StaticNamespaces
+
+    opa = RoutingOpa([])
+    during = []
+    decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}),
+                               upload_policies=lambda: during.append(decider.decide(_kafka_topic())))
+    assert decider.sync.load() and decider.decide(_kafka_topic()).allowed
+    assert during == []  # the first push uploads no policies: the server did
+    opa.data.clear()  # OPA restarted: its data (and policies) are gone
+    assert decider.sync.load()
+    [verdict] = during
+    assert not verdict.allowed and "no governance repo is loaded" in verdict.reason
+    assert decider.decide(_kafka_topic()).allowed and decider.readiness() == (True, "ready\n")
+
+
 def test_a_repo_with_high_violations_is_never_enforced(acme_copy):
     from governance.admission.decider import AdmissionDecider
     from governance.admission.namespaces import StaticNamespaces
