@@ -144,9 +144,12 @@ class RepoSync:
         return result
 
     def _push(self) -> bool:
-        if self.loaded and self._opa_has_repo():
+        held = self._opa_holds_repo()
+        if self.loaded and held:
             return True
-        restarted = self.loaded  # OPA held the repo and lost it: it restarted, policies gone too
+        if self.loaded and held is None:  # OPA does not answer: every review fails on it and says so (denied)
+            return False
+        restarted = self.loaded  # OPA answers without the repo: it restarted, policies gone too
         # Reviews are denied (decider: no repo loaded) until policies, repo and scopes are all back: OPA gets the
         # policy modules one at a time, and a review judged by some of them without the repo's data would be
         # allowed by the rules not loaded yet (seen under make test-random: an MM2 moved to another tenant's
@@ -170,12 +173,16 @@ class RepoSync:
         log.info("governance repo %s pushed to OPA (%d tenants)", self.repo, len(self.document["tenants"]))
         return True
 
-    def _opa_has_repo(self) -> bool:
+    def _opa_holds_repo(self) -> bool | None:
+        """Whether OPA holds the repo; None when it does not answer."""
         try:
             status, body = self.opa.request("GET", REPO_DATA_PATH + "/clusters")
         except (OSError, http.client.HTTPException):
-            return False
+            return None
         return status == 200 and b'"result"' in body
+
+    def _opa_has_repo(self) -> bool:
+        return bool(self._opa_holds_repo())
 
     def problems(self) -> list[str]:
         """Why no good repo is in OPA now, for /readyz ([] when one is)."""
