@@ -33,8 +33,9 @@ lint: python-env
 # module fixtures are set up once), the slowest modules first (SLOWEST_FIRST in tests/conftest.py; xdist's own
 # reorder, which --no-loadscope-reorder turns off, would hand them out last). Measured on 2 cores from a fresh
 # clone, cache warm: 14:54 for 1171 tests, 15:50 for 1226, then 14:21 for 1243 and 14:22 for 1248 once reads to
-# a known end stopped waiting (2026-11-25; 29 min before issue 23). Three workers were no faster (16:58 against
-# 15:50: they start the three heaviest fixtures at once). PYTEST_WORKERS=N sets another.
+# a known end stopped waiting (2026-11-25; 29 min before issue 23), 16:10 for 1364 (session 12: the audit, failover,
+# probe and migrate now run the policy; new oracle and order-independence tests). Three workers were no faster
+# (16:58 against 15:50: they start the three heaviest fixtures at once). PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 2
 test: setup
 	$(BIN)/ruff check governance spark_audit tests bench
