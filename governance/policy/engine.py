@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any
 
 from governance.errors import ConfigError, RuntimeFailure
 from governance.model.tenancy import MalformedDecision, Tenancy, parse_tenancy
@@ -67,10 +67,6 @@ class PolicyError(RuntimeFailure):
 
 class PolicySyntaxError(ConfigError):
     """A policy file does not compile; the message carries OPA's words and the file."""
-
-
-class PolicyEngine(Protocol):
-    def evaluate(self, document: dict[str, Any]) -> Decision: ...
 
 
 def parse_decision(result: Any) -> Decision:

@@ -18,9 +18,9 @@ def test_opa_answers_a_policy_query(stack):
             {"prefix": "pay"}, "mm2gov/lib/names", "separators"
         )
         assert set(result["result"]) == {".", "-", "_"}
-        adhoc = client.ad_hoc_query('data.mm2gov.lib.names.overlap("pay", "payments.")')
+        adhoc = client.ad_hoc_query('data.mm2gov.lib.names.ends_with_separator("payments.")')
         assert adhoc["result"] == [{}]
-        refused = client.ad_hoc_query('data.mm2gov.lib.names.overlap("pay.", "payments.")')
+        refused = client.ad_hoc_query('data.mm2gov.lib.names.ends_with_separator("pay")')
         assert refused.get("result", []) == []
     finally:
         client.close_connection()

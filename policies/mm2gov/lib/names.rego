@@ -10,15 +10,3 @@ ends_with_separator(prefix) if {
 	some sep in separators
 	endswith(prefix, sep)
 }
-
-# Two prefixes overlap when one starts with the other: names of one owner
-# can fall under the other's prefix.
-overlap(a, b) if startswith(a, b)
-
-overlap(a, b) if startswith(b, a)
-
-# The prefix of `prefixes` that `name` falls under, if any.
-owning_prefix(name, prefixes) := prefix if {
-	some prefix in prefixes
-	startswith(name, prefix)
-}
