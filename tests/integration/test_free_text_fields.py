@@ -29,6 +29,7 @@ import yaml
 from governance.config.schema import repo_json_schema
 from tests.conftest import REPO_ROOT
 from tests.tools.in_process import run_in_process
+from tests.unit.test_generated_files import parsed as generated_files
 
 pytestmark = pytest.mark.integration
 
@@ -116,23 +117,13 @@ def write(root: Path, files: dict[str, Any]) -> None:
 
 
 def parsed(out: Path, java_oracle) -> dict[str, Any]:
-    """Every generated file as data; the .properties files as java.util.Properties reads them (one pipelined
-    round trip to the Java oracle)."""
-    found: dict[str, Any] = {}
-    properties: dict[str, str] = {}
-    for path in sorted(p for p in out.rglob("*") if p.is_file()):
-        relative, text = path.relative_to(out).as_posix(), path.read_text(encoding="utf-8")
-        if path.suffix in (".yaml", ".yml"):
-            found[relative] = list(yaml.safe_load_all(text))
-        elif path.suffix == ".json":
-            found[relative] = json.loads(text)
-        elif path.suffix == ".properties":
-            properties[relative] = text
-        else:
-            found[relative] = text
-    answers = java_oracle.requests({"op": "properties", "text": text, "as": "file"} for text in properties.values())
-    found.update(zip(properties, (answer["properties"] for answer in answers), strict=True))
-    return found
+    """Every generated file as data (test_generated_files.parsed); the .properties files as java.util.Properties
+    itself reads them, in one pipelined round trip to the Java oracle."""
+    def java(texts: dict[str, str]) -> dict[str, Any]:
+        answers = java_oracle.requests({"op": "properties", "text": text, "as": "file"} for text in texts.values())
+        return dict(zip(texts, (answer["properties"] for answer in answers), strict=True))
+
+    return generated_files(out, java)
 
 
 def skeleton(data: Any, marks: set[str]) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import javaproperties
@@ -29,9 +30,12 @@ HOSTILE_FOLDERS = ["repo\n---\nkind: Secret", "repo\nappender.evil.type = File",
 YAML11_NAMES = ["0123", "yes", "no", "on", "off", "null", "true", "1e3", "0x1f", "123"]
 
 
-def parsed(out: Path) -> dict[str, object]:
-    """Every generated file as data: YAML documents, JSON, .properties (java.util.Properties' reading)."""
+def parsed(out: Path,
+           read_properties: Callable[[dict[str, str]], dict[str, object]] | None = None) -> dict[str, object]:
+    """Every generated file as data: YAML documents, JSON, .properties (java.util.Properties' reading: the
+    javaproperties library here, or `read_properties`, given every properties file's text at once)."""
     found: dict[str, object] = {}
+    properties: dict[str, str] = {}
     for path in sorted(p for p in out.rglob("*") if p.is_file()):
         relative, text = path.relative_to(out).as_posix(), path.read_text(encoding="utf-8")
         if path.suffix in (".yaml", ".yml"):
@@ -39,9 +43,13 @@ def parsed(out: Path) -> dict[str, object]:
         elif path.suffix == ".json":
             found[relative] = json.loads(text)
         elif path.suffix == ".properties":
-            found[relative] = javaproperties.loads(text)
+            properties[relative] = text
         else:
             found[relative] = text
+    if read_properties is None:
+        found.update({name: javaproperties.loads(text) for name, text in properties.items()})
+    else:
+        found.update(read_properties(properties))
     return found
 
 
