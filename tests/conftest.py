@@ -62,6 +62,34 @@ def _schedule_rank(item: pytest.Item) -> tuple[int, int]:
     return (1 if "integration" in item.path.parts else 2), 0
 
 
+_TIMELINE: dict[str, dict[str, list[float]]] = {}  # worker -> module -> [first start, last stop]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """On the xdist controller: when each worker ran each module (for the timeline in the summary)."""
+    worker = getattr(getattr(report, "node", None), "gateway", None)
+    if worker is None:
+        return
+    module = report.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+    span = _TIMELINE.setdefault(worker.id, {}).setdefault(module, [report.start, report.stop])
+    span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Per worker: when it finished and its slowest modules, so SLOWEST_FIRST can be rebalanced from a real
+    run (a worker that idles at the end is wall time lost)."""
+    if not _TIMELINE:
+        return
+    begin = min(span[0] for modules in _TIMELINE.values() for span in modules.values())
+    terminalreporter.section("per-worker timeline (seconds from the first test)")
+    for worker, modules in sorted(_TIMELINE.items()):
+        end = max(span[1] for span in modules.values()) - begin
+        slowest = sorted(modules.items(), key=lambda kv: kv[1][0] - kv[1][1])[:12]
+        terminalreporter.write_line(f"{worker}: {len(modules)} modules, last test ended at {end:.0f} s")
+        for module, (start, stop) in sorted(slowest, key=lambda kv: kv[1][0]):
+            terminalreporter.write_line(f"  {start - begin:6.0f} .. {stop - begin:6.0f}  {module}")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that start the local SparkSession are marked `spark`: `make test-fast` leaves them out. On xdist
     workers, the slowest modules first (SLOWEST_FIRST says why); a module's tests keep their order."""
