@@ -2,9 +2,9 @@
 
 `model` (snapshot and tenancy schemas), `tenancy` (tenancy from an Inventory),
 `ownership` and `access` (prefix ownership and Kafka's effective access, as
-joins), `checks` (a folder per check: a pure detector and its metadata.yaml), `catalog`
-(those metadata files), `findings` (the CONTRACT.md shape), `run` (SparkSession, all checks),
-`report` (JSON, SARIF, history, the HTML page from Jinja2 templates). See README.md.
+joins), `checks` (a pure detector per check), `catalog` (each check's metadata, declared in
+the repo's top-level audits/<check>/metadata.yaml), `findings` (the CONTRACT.md shape), `run`
+(SparkSession, all checks), `report` (JSON, SARIF, history, the HTML page from Jinja2 templates). See README.md.
 """
 
 from governance.errors import RuntimeFailure

@@ -1,11 +1,13 @@
-"""The check catalog: each check's metadata beside its detector (prowler-style, a folder per check).
+"""The check catalog: what each check says about itself, declared once in `audits/` (prowler-style, a folder per check).
 
-`spark_audit/checks/<check_id_lower>/metadata.yaml` holds the check's id, title, severity,
-rationale, remediation and what it catches; `check.py` next to it is the detector. Severity and
-remediation live there, not in code, so a reviewer changes what a finding says without touching a
-detector. The files are package data, read with importlib.resources (a wheel carries them, an
-editable install reads the checkout's). The catalog is checked when loaded: a missing or extra key,
-an unknown severity or an id that is not its folder's name is an error naming the file.
+`audits/<check_id_lower>/metadata.yaml` holds the check's id, title, severity, rationale,
+remediation and what it catches; the detector is `spark_audit/checks/<check_id_lower>.py`. Severity
+and remediation live there, not in code, so a reviewer changes what a finding says without touching
+a detector. `audits/` is the audit's declarative side as `policies/` is the policy's: package data
+(`governance._audits`, found by governance.resources.audits_dir, `$MM2GOV_AUDITS` replaces it), so a
+wheel carries the metadata and an editable install reads the checkout's. The catalog is checked when
+loaded: a missing or extra key, an unknown severity, an id that is not its folder's name or a check
+folder without metadata.yaml is an error naming the file.
 
 Reading the catalog imports no detector, hence no PySpark: `mm2gov audit` reads it before it
 checks that PySpark is installed.
@@ -15,10 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
-from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import yaml
+
+from governance.resources import audits_dir
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 KEYS = ("id", "title", "severity", "rationale", "remediation", "catches")
@@ -35,15 +38,18 @@ class CheckMeta:
     catches: tuple[str, ...]
 
 
-def checks_dir() -> Traversable:
-    """The package's `spark_audit/checks/`, one folder per check.
+def check_folders(root: Path) -> list[Path]:
+    """The check folders of `root` (an `audits/` directory), by name; `_`/`.` names (the package's
+    `__init__.py`, caches) are not checks. Every other folder must hold a metadata.yaml."""
+    folders = sorted((f for f in root.iterdir() if f.is_dir() and not f.name.startswith(("_", "."))),
+                     key=lambda f: f.name)
+    for folder in folders:
+        if not (folder / METADATA).is_file():
+            raise ValueError(f"{folder}: a check's folder without its {METADATA}")
+    return folders
 
-    `files("spark_audit") / "checks"`, not `files("spark_audit.checks")`: that would import
-    the package, i.e. every detector and PySpark."""
-    return files("spark_audit") / "checks"
 
-
-def load_meta(folder: Traversable) -> CheckMeta:
+def load_meta(folder: Path) -> CheckMeta:
     """The metadata.yaml of one check's folder, checked."""
     path = folder / METADATA
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -61,17 +67,19 @@ def load_meta(folder: Traversable) -> CheckMeta:
                         "catches": tuple(c.strip() for c in catches)})
 
 
+def catalog(directory: Path | None = None) -> dict[str, CheckMeta]:
+    """Every check's metadata by id, in the order of the folder names: the folders of `directory`
+    (default `governance.resources.audits_dir()`, read once per directory)."""
+    return _catalog(directory or audits_dir())
+
+
 @cache
-def catalog(directory: Traversable | None = None) -> dict[str, CheckMeta]:
-    """Every check's metadata by id: each folder of `directory` (default `checks_dir()`) that holds
-    a metadata.yaml, in the order of the folder names."""
-    root = directory or checks_dir()
-    folders = sorted((f for f in root.iterdir() if f.is_dir() and (f / METADATA).is_file()), key=lambda f: f.name)
-    return {meta.id: meta for meta in map(load_meta, folders)}
+def _catalog(root: Path) -> dict[str, CheckMeta]:
+    return {meta.id: meta for meta in map(load_meta, check_folders(root))}
 
 
 def meta(check_id: str) -> CheckMeta:
     try:
         return catalog()[check_id]
     except KeyError:
-        raise KeyError(f"no catalog entry for {check_id}: {checks_dir() / check_id.lower() / METADATA}") from None
+        raise KeyError(f"no catalog entry for {check_id}: {audits_dir() / check_id.lower() / METADATA}") from None

@@ -1,28 +1,32 @@
-"""The checks: one folder per check, `<check_id_lower>/` with `check.py` and `metadata.yaml`.
+"""The detectors: one module per check, `<check_id_lower>.py` with `CHECK_ID` and `detect()`.
 
-`check.py` is the detector, `CHECK_ID` + `detect(snapshot, tenancy) -> findings`, a pure function
-of DataFrames; `metadata.yaml` beside it is the check's catalog entry (title, severity, rationale,
-remediation, what it catches), read as package data by spark_audit.catalog. To add a check: its
-folder with both files (and an empty-but-for-a-docstring `__init__.py`), a line here, and a PASSED
-and a FAILED fixture in tests/unit/test_audit_checks.py. `common.py` holds what detectors share.
+`detect(snapshot, tenancy) -> findings` is a pure function of DataFrames. What a check says about
+itself (title, severity, rationale, remediation, what it catches) is declared once, outside the
+code, in `audits/<check_id_lower>/metadata.yaml` (read by spark_audit.catalog), beside the check's
+checkov-style fixtures `audits/<check_id_lower>/{passed,failed}/*.yaml` (tests/unit/test_audits.py
+runs each through its detector). To add a check: its module here and a line below, its audits/
+folder with metadata.yaml and at least one passed and one failed estate (tests/unit/test_audits.py
+keeps the two one-to-one). `common.py` holds what detectors share.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
 
-from spark_audit.checks.acl_cross_tenant import check as acl_cross_tenant
-from spark_audit.checks.acl_prefix_overlap import check as acl_prefix_overlap
-from spark_audit.checks.acl_stale import check as acl_stale
-from spark_audit.checks.acl_wildcard import check as acl_wildcard
-from spark_audit.checks.group_cross_tenant import check as group_cross_tenant
-from spark_audit.checks.internal_topic_exposed import check as internal_topic_exposed
-from spark_audit.checks.mm2_principal_overreach import check as mm2_principal_overreach
-from spark_audit.checks.principal_lookalike import check as principal_lookalike
-from spark_audit.checks.record_tenant_mismatch import check as record_tenant_mismatch
-from spark_audit.checks.replication_gap import check as replication_gap
-from spark_audit.checks.topic_scope_mismatch import check as topic_scope_mismatch
-from spark_audit.checks.topic_unowned import check as topic_unowned
+from spark_audit.checks import (
+    acl_cross_tenant,
+    acl_prefix_overlap,
+    acl_stale,
+    acl_wildcard,
+    group_cross_tenant,
+    internal_topic_exposed,
+    mm2_principal_overreach,
+    principal_lookalike,
+    record_tenant_mismatch,
+    replication_gap,
+    topic_scope_mismatch,
+    topic_unowned,
+)
 
 CHECKS: dict[str, ModuleType] = {module.CHECK_ID: module for module in (
     acl_cross_tenant,

@@ -27,7 +27,7 @@ from tests.tools.wheels import wheelhouse
 
 pytestmark = pytest.mark.integration
 
-DATA_ENV = ("MM2GOV_POLICIES", "MM2GOV_K8S", "PYTHONPATH")
+DATA_ENV = ("MM2GOV_POLICIES", "MM2GOV_AUDITS", "MM2GOV_K8S", "PYTHONPATH")
 # the header of generated files names the source repo: `acme at commit <sha>[+dirty]` or `acme (not a git checkout)`
 SOURCE = re.compile(r"from acme( at commit [0-9a-f]+(\+dirty)?| \(not a git checkout\))")
 
@@ -63,11 +63,11 @@ def installed_cli(venv: Path, workdir: Path, *args: str) -> subprocess.Completed
 INSTALLED_DATA = """
 import dataclasses, json, sys, governance, spark_audit
 from governance import resources as r
-from spark_audit.catalog import catalog, checks_dir
+from spark_audit.catalog import catalog
 from spark_audit.report import AuditRun, html_page, html_report
 template = html_page.environment().get_template("report.html.j2")
 print(json.dumps({"paths": [governance.__file__, spark_audit.__file__, str(r.policies_dir()), str(r.k8s_dir()),
-                            str(checks_dir()), template.filename],
+                            str(r.audits_dir()), template.filename],
                   "catalog": {k: dataclasses.asdict(m) for k, m in catalog().items()},
                   "html": html_report(AuditRun(**json.loads(sys.argv[1])), [])}))
 """
@@ -83,13 +83,16 @@ def test_installed_package_reads_its_own_data(installed: Path, workdir: Path) ->
     paths = [Path(p) for p in got["paths"]]
     for path in paths:
         assert path.exists() and path.is_relative_to(installed) and not path.is_relative_to(REPO_ROOT), path
-    policies, k8s, checks, template = paths[2:]
+    policies, k8s, audits, template = paths[2:]
     assert (policies / "mm2gov" / "main.rego").is_file() and not list(policies.rglob("*_test.rego"))
     assert (k8s / "tenant" / "rbac.yaml").read_bytes() == (REPO_ROOT / "k8s" / "tenant" / "rbac.yaml").read_bytes()
-    # the audit's own data: each check's metadata.yaml beside its check.py, the report's templates
+    # audits/, the audit's declarative side: each check's metadata.yaml, without its passed/failed fixtures
+    assert {p.relative_to(audits).as_posix(): p.read_bytes() for p in audits.rglob("*.yaml")} == {
+        p.relative_to(REPO_ROOT / "audits").as_posix(): p.read_bytes()
+        for p in (REPO_ROOT / "audits").glob("*/metadata.yaml")}
+    assert not [p for p in audits.rglob("*") if p.name in ("passed", "failed")]
+    # the report's templates, the audit package's own
     here = REPO_ROOT / "spark_audit"
-    assert {p.relative_to(checks).as_posix(): p.read_bytes() for p in checks.glob("*/metadata.yaml")} == {
-        p.relative_to(here / "checks").as_posix(): p.read_bytes() for p in (here / "checks").glob("*/metadata.yaml")}
     assert {p.name: p.read_bytes() for p in template.parent.iterdir()} == {
         p.name: p.read_bytes() for p in (here / "report" / "templates").iterdir()}
     assert got["catalog"] == json.loads(json.dumps({k: dataclasses.asdict(m) for k, m in catalog().items()}))

@@ -15,8 +15,8 @@ from governance.compile.acls import (
     mm2_internal_prefix,
 )
 from governance.model.names import connect_names, flow_id, mm2_flow_topics, mm2_principal, mm2_transactional_ids
-from spark_audit.catalog import KEYS, SEVERITIES, catalog, checks_dir, load_meta
-from spark_audit.checks import CHECKS
+from governance.resources import AUDITS_ENV, audits_dir
+from spark_audit.catalog import KEYS, catalog, load_meta, meta
 from spark_audit.findings import COLUMNS
 from spark_audit.model import SNAPSHOT_SCHEMAS, TENANCY_SCHEMAS, Snapshot, acl_row
 from spark_audit.tenancy import (
@@ -141,17 +141,8 @@ def test_acl_row_takes_the_contract_shape():
     assert dict(zip(SNAPSHOT_SCHEMAS["acls"].fieldNames(), row, strict=True)) == {"cluster": "c", **binding}
 
 
-def test_catalog_has_exactly_one_entry_per_check():
-    assert set(catalog()) == set(CHECKS)
-    for check_id, meta in catalog().items():
-        assert meta.severity in SEVERITIES and meta.title and meta.rationale and meta.remediation and meta.catches
-        assert check_id == CHECKS[check_id].CHECK_ID
-        # beside its detector: spark_audit/checks/<check_id_lower>/ holds check.py and metadata.yaml
-        assert Path(CHECKS[check_id].__file__).parent.name == check_id.lower()
-
-
 def test_catalog_rejects_bad_entries(tmp_path: Path):
-    good = yaml.safe_load((checks_dir() / "acl_stale" / "metadata.yaml").read_text())
+    good = yaml.safe_load((audits_dir() / "acl_stale" / "metadata.yaml").read_text())
     folder = tmp_path / "acl_stale"
     folder.mkdir()
     for broken, error in [({**good, "severity": "urgent"}, "severity"), ({**good, "id": "OTHER"}, "folder"),
@@ -163,6 +154,22 @@ def test_catalog_rejects_bad_entries(tmp_path: Path):
     (folder / "metadata.yaml").write_text(yaml.safe_dump(good))
     assert load_meta(folder) == catalog()["ACL_STALE"]
     assert KEYS == ("id", "title", "severity", "rationale", "remediation", "catches")
+    (tmp_path / "acl_wildcard").mkdir()  # a check's folder without its metadata
+    with pytest.raises(ValueError, match=r"acl_wildcard: a check's folder without its metadata\.yaml"):
+        catalog(tmp_path)
+
+
+def test_the_catalog_is_read_from_audits_or_from_its_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """audits/ (the editable install maps the package's data onto the checkout), or $MM2GOV_AUDITS."""
+    monkeypatch.delenv(AUDITS_ENV, raising=False)
+    assert audits_dir() == Path(__file__).resolve().parents[2] / "audits"
+    (tmp_path / "acl_stale").mkdir()
+    text = (audits_dir() / "acl_stale" / "metadata.yaml").read_text()
+    (tmp_path / "acl_stale" / "metadata.yaml").write_text(text.replace("severity: medium", "severity: low"))
+    monkeypatch.setenv(AUDITS_ENV, str(tmp_path))
+    assert list(catalog()) == ["ACL_STALE"] and meta("ACL_STALE").severity == "low"
+    monkeypatch.delenv(AUDITS_ENV)
+    assert meta("ACL_STALE").severity == "medium" and len(catalog()) > 1
 
 
 def test_findings_columns_are_the_contract_keys():

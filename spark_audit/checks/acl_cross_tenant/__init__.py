@@ -1,1 +1,0 @@
-"""ACL_CROSS_TENANT: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""

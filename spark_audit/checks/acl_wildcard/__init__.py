@@ -1,1 +1,0 @@
-"""ACL_WILDCARD: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""

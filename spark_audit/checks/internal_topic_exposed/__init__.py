@@ -1,1 +1,0 @@
-"""INTERNAL_TOPIC_EXPOSED: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""

@@ -1,1 +1,0 @@
-"""PRINCIPAL_LOOKALIKE: see check.py."""

@@ -1,1 +1,0 @@
-"""RECORD_TENANT_MISMATCH: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""

@@ -1,1 +1,0 @@
-"""REPLICATION_GAP: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""

@@ -1,1 +1,0 @@
-"""TOPIC_SCOPE_MISMATCH: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""

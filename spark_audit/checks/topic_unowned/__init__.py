@@ -1,1 +1,0 @@
-"""TOPIC_UNOWNED: the detector is check.py; its catalog entry (severity, remediation...) metadata.yaml."""
