@@ -136,8 +136,8 @@ class Setting:
 
 SOURCE, CHECKPOINT, HEARTBEAT, WORKER = Config.SOURCE, Config.CHECKPOINT, Config.HEARTBEAT, Config.WORKER
 RF = InProperties(Section.REPLICATION_FACTORS)
-EXACTLY_ONCE_WHY = ("KIP-618: the target's Connect worker commits each batch with its source offsets in one "
-                    "transaction, under the transactional ids mm2gov grants exactly_once flows only")
+EXACTLY_ONCE_WHY = ("the target's Connect worker commits each batch with its source offsets in one transaction "
+                    "(KIP-618), under the transactional ids mm2gov grants exactly_once flows only")
 READ_COMMITTED_WHY = ("an exactly_once flow reads committed records only, or records of aborted transactions "
                       "would be copied")
 
@@ -166,8 +166,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("emit.offset-syncs.enabled", "true", "the checkpoint connector translates the tenant's group offsets "
             "from these offset syncs", InProperties(Section.OFFSETS), (SOURCE,)),
     Setting("offset-syncs.topic.location", "target",
-            "offset syncs belong in the flow's own topic on the target: on the source (MM2's default) MM2 "
-            "writes where the flow may write nothing", InProperties(Section.OFFSETS), (SOURCE, CHECKPOINT),
+            "on the source (MM2's default) MM2 writes offset syncs where the flow may write nothing, not into "
+            "the flow's own topic on the target", InProperties(Section.OFFSETS), (SOURCE, CHECKPOINT),
             Admission(OFFSET_SYNCS_LOCATION_RULE, (Held(SOURCE, unless_false="emit.offset-syncs.enabled"),
                                                    Held(CHECKPOINT, unless_false="emit.checkpoints.enabled")))),
     Setting("offset-syncs.topic.replication.factor", -1, "the brokers' default replication factor for the "

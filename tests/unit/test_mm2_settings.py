@@ -1,24 +1,31 @@
 """The MirrorMaker 2 settings table (governance/model/mm2_settings.py) is the one place the settings are
-written: an entry added to it reaches the dedicated-mode file and the Strimzi object, and every entry is in
-what `mm2gov generate` writes, with its value."""
+written: an entry added to it reaches the dedicated-mode file, the Strimzi object and the repo document the
+webhook pushes to OPA (what admission holds KafkaMirrorMaker2 objects to: mirrormaker_settings.rego, whose
+tests refuse an object that lacks an entry, with the entry's why), and every entry is in what
+`mm2gov generate` writes, with its value."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import javaproperties
 import pytest
 import yaml
 
+from governance.admission.sync import REPO_DATA_PATH, REPO_DECISION_PATH, RepoSync
 from governance.compile.mm2 import flow_properties
 from governance.compile.strimzi import mirror_maker
+from governance.config import load_inventory
 from governance.config.schema import Cluster
 from governance.model import mm2_settings
 from governance.model.mm2_settings import Admission, Config, Held, InProperties, Scope, Section, Setting
 from governance.model.names import mirror_maker_object, strimzi_file
 from governance.model.tenancy import Flow
+from governance.policy.decide import decide
 from tests.conftest import REPO_ROOT
 from tests.tools.decided import decided
 from tests.tools.in_process import run_in_process
@@ -63,6 +70,42 @@ def test_a_new_entry_reaches_the_properties_file_and_the_strimzi_object(with_new
         obj = mirror_maker("payments", flow(delivery), CLUSTERS, "4.3.1")
         for config in (Config.SOURCE, Config.CHECKPOINT, Config.WORKER):
             assert strimzi_config(obj, config)["mm2gov.test.only"] == "on", config
+
+
+class RecordingOpa:
+    """OPA as the webhook's RepoSync talks to it: the repo decision answered with `scopes`, what is pushed kept."""
+
+    def __init__(self, scopes: dict[str, Any]) -> None:
+        self.scopes = scopes
+        self.pushed: dict[str, Any] = {}
+
+    def request(self, method: str, path: str, document: Any = None) -> tuple[int, bytes]:
+        if method == "POST" and path == REPO_DECISION_PATH:
+            return 200, json.dumps({"result": {"violations": [], "scopes": self.scopes}}).encode()
+        if method == "GET":
+            held = path.removesuffix("/clusters") in self.pushed
+            return (200, b'{"result": {}}') if held else (404, b"{}")
+        if method == "PUT":
+            self.pushed[path] = document
+        return 204, b""
+
+
+def test_a_new_entry_reaches_the_repo_document_the_webhook_pushes_to_opa(with_new_entry):
+    opa = RecordingOpa(decide(load_inventory(ACME)).scopes)
+    sync = RepoSync(ACME, opa)  # type: ignore[arg-type]
+    assert sync.load()
+    pushed = opa.pushed[REPO_DATA_PATH]["mm2_settings"]
+    assert pushed[-1] == {
+        "key": "mm2gov.test.only", "value": "on", "why": "a test entry", "exactly_once": False,
+        "written": ["sourceConnector", "checkpointConnector", "worker"], "rule": "admission_mm2_test_only",
+        "exact": False, "off": None,
+        "held": {"sourceConnector": {"required": True, "unless_false": None},
+                 "checkpointConnector": {"required": False, "unless_false": None}},
+    }
+    assert pushed == json.loads(json.dumps(mm2_settings.admission_input()))  # as JSON reaches OPA
+    # every entry a KafkaMirrorMaker2 carries or admission holds, and none of the file's own
+    assert [e["key"] for e in pushed] == [s.key for s in mm2_settings.SETTINGS if s.strimzi or s.admission]
+    assert "metric.reporters" not in {e["key"] for e in pushed}
 
 
 def test_without_the_entry_no_writer_has_it():

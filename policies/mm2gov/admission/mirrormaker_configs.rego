@@ -24,27 +24,41 @@ client_keys := {
 
 allowed_keys := {
 	"client": client_keys,
-	"worker": (client_keys | {
-		"config.storage.replication.factor", "offset.storage.replication.factor", "status.storage.replication.factor",
-		"offset.storage.partitions", "status.storage.partitions", "offset.flush.interval.ms", "offset.flush.timeout.ms",
-		"task.shutdown.graceful.timeout.ms", "scheduled.rebalance.max.delay.ms", "exactly.once.source.support",
-		"connector.client.config.override.policy",
-	}),
-	"connector": {
-		"replication.policy.class", "replication.policy.separator", "replication.factor",
-		"offset-syncs.topic.replication.factor", "checkpoints.topic.replication.factor",
-		"heartbeats.topic.replication.factor", "sync.topic.acls.enabled", "sync.topic.configs.enabled",
-		"sync.topic.configs.interval.seconds", "refresh.topics.enabled", "refresh.topics.interval.seconds",
-		"refresh.groups.enabled", "refresh.groups.interval.seconds", "emit.offset-syncs.enabled",
-		"offset-syncs.topic.location", "offset.lag.max", "emit.checkpoints.enabled",
-		"emit.checkpoints.interval.seconds", "sync.group.offsets.enabled", "sync.group.offsets.interval.seconds",
-		"emit.heartbeats.enabled", "emit.heartbeats.interval.seconds", "heartbeats.replication.enabled",
-		"consumer.poll.timeout.ms", "admin.timeout.ms", "exactly.once.support", "tasks.max", isolation_key,
-		"add.source.alias.to.metrics", "use.incremental.alter.configs",
-		"mm2gov.flow.id", "mm2gov.flow.offset-syncs.topic", "mm2gov.flow.checkpoints.topic",
-		"mm2gov.flow.heartbeats.topic",
-	},
+	"worker": ((client_keys | worker_keys) | table_keys("worker")),
+	"connector": (connector_keys | table_keys("connector")),
 }
+
+# Besides the keys the settings table places in a config (table_keys), which
+# are listed there only.
+worker_keys := {
+	"offset.storage.partitions", "status.storage.partitions", "offset.flush.interval.ms", "offset.flush.timeout.ms",
+	"task.shutdown.graceful.timeout.ms", "scheduled.rebalance.max.delay.ms", "connector.client.config.override.policy",
+}
+
+# The flow's own policy class and mm2gov.flow.* keys (held to the flow's data in
+# mirrormaker_settings.rego), and MM2's intervals, switches and timeouts the
+# table leaves to MM2's defaults (emit.heartbeats.enabled and the heartbeats
+# topic's replication factor only the dedicated-mode file sets).
+connector_keys := {
+	"replication.policy.class", "mm2gov.flow.id", "mm2gov.flow.offset-syncs.topic", "mm2gov.flow.checkpoints.topic",
+	"mm2gov.flow.heartbeats.topic", "heartbeats.topic.replication.factor", "sync.topic.configs.interval.seconds",
+	"refresh.topics.enabled", "refresh.groups.enabled", "refresh.groups.interval.seconds", "offset.lag.max",
+	"emit.checkpoints.interval.seconds", "sync.group.offsets.interval.seconds", "emit.heartbeats.enabled",
+	"emit.heartbeats.interval.seconds", "consumer.poll.timeout.ms", "admin.timeout.ms", "tasks.max",
+	"add.source.alias.to.metrics", "use.incremental.alter.configs",
+}
+
+# The keys the settings table (mirrormaker_settings.rego) writes into, or holds,
+# a config map of `role`: every connector's, or the worker's.
+table_keys(role) := {entry.key |
+	some entry in settings
+	some name in ({name | some name in entry.written} | {name | some name, _ in entry.held})
+	config_role[name] == role
+}
+
+config_role := {"sourceConnector": "connector", "checkpointConnector": "connector", "heartbeatConnector": "connector", "worker": "worker"}
+
+isolation_key := "source.consumer.isolation.level"
 
 # Reported by admission_mm2_filter_override instead.
 reported_elsewhere(key, "connector") if controlled_key(key)

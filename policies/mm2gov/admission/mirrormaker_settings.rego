@@ -1,7 +1,7 @@
-# The connector settings that keep a flow's MirrorMaker 2 to itself: no ACL sync,
-# offset syncs on the target, the flow's own replication policy and MM2 topics,
-# and the delivery the flow declares; settings that would bypass the spec's
-# patterns or clusters are refused.
+# The connector and worker settings that keep a flow's MirrorMaker 2 to itself,
+# held to mm2gov's settings table (no ACL sync, offset syncs on the target, the
+# delivery the flow declares, ...), to the flow's own replication policy and MM2
+# topics, and no setting that would bypass the spec's patterns or clusters.
 #
 # Package mm2gov.admission.rules.mirrormaker, split by concern over mirrormaker*.rego;
 # the object's parts every file reads (mirrors, their ends and declared flows, the
@@ -10,7 +10,72 @@ package mm2gov.admission.rules.mirrormaker
 
 import data.mm2gov.admission.lib
 
-# ---- connector settings ------------------------------------------------------
+# ---- the settings table ------------------------------------------------------
+
+# MirrorMaker 2's settings, declared once in mm2gov (governance/model/mm2_settings.py)
+# and pushed with the repo as data.mm2gov_repo.mm2_settings, each entry
+# {key, value, why, rule, exactly_once, exact, off, written, held}: `written`
+# the configs mm2gov writes it into, `held` how admission holds a config to it
+# ({required, unless_false} per config name). No value of it is restated here.
+# A missing or malformed table is no table: every KafkaMirrorMaker2 is refused
+# (admission_mm2_settings_missing), never checked against nothing.
+settings := table if {
+	table := data.mm2gov_repo.mm2_settings
+	is_array(table)
+	count(table) > 0
+	every entry in table {
+		well_formed(entry)
+	}
+} else := []
+
+# The config maps an entry may name: a mirror's connectors, and the Connect
+# worker's (spec.target.config; v1beta2: the connectCluster's spec.clusters entry).
+config_names := {"sourceConnector", "checkpointConnector", "heartbeatConnector", "worker"}
+
+well_formed(entry) if {
+	is_string(entry.key)
+	is_string(entry.why)
+	is_string(entry.rule)
+	is_boolean(entry.exactly_once)
+	is_boolean(entry.exact)
+	plain_value(entry.value)
+	optional_string(entry.off)
+	is_array(entry.written)
+	every name in entry.written {
+		name in config_names
+	}
+	is_object(entry.held)
+	every name, held in entry.held {
+		name in config_names
+		is_boolean(held.required)
+		optional_string(held.unless_false)
+	}
+	reported(entry)
+}
+
+plain_value(value) if is_string(value)
+
+plain_value(value) if is_number(value)
+
+optional_string(value) if is_string(value)
+
+optional_string(null)
+
+# An entry admission holds names the rule that reports a breach.
+reported(entry) if count(entry.held) == 0
+
+reported(entry) if entry.rule != ""
+
+violations contains lib.violation("admission_mm2_settings_missing", "high", msg, "spec") if {
+	checked
+	count(settings) == 0
+	msg := sprintf(
+		"%s: OPA holds no well-formed MirrorMaker 2 settings table (data.mm2gov_repo.mm2_settings, which mm2gov's webhook pushes with the repo), so its connector settings cannot be checked; it is refused until the webhook pushes the repo again",
+		[lib.subject],
+	)
+}
+
+# ---- settings held to the table --------------------------------------------
 
 connector_config(mirror, connector) := config if {
 	config := mirror[connector].config
@@ -19,46 +84,150 @@ connector_config(mirror, connector) := config if {
 
 config_path(i, connector, key) := lib.pointer(["spec", "mirrors", i, connector, "config", key])
 
-# MM2 copies source topic ACLs to the target when this is true, its default:
-# ACLs mm2gov neither declares nor reviews.
-violations contains lib.violation("admission_mm2_sync_topic_acls", "high", msg, path) if {
-	checked
-	some [i, mirror] in mirrors
-	config := connector_config(mirror, "sourceConnector")
-	not lib.is_false(object.get(config, "sync.topic.acls.enabled", null))
-	path := config_path(i, "sourceConnector", "sync.topic.acls.enabled")
-	msg := sprintf(
-		"%s: mirror %d has sync.topic.acls.enabled %s, so MirrorMaker 2 copies the source's topic ACLs to the target, outside mm2gov's ACLs; set sourceConnector.config sync.topic.acls.enabled: \"false\"",
-		[lib.subject, i, shown(config, "sync.topic.acls.enabled", "unset (MM2's default is true)")],
-	)
-}
-
-# With offset syncs on the source (MM2's default), the mm2-offset-syncs topic
-# is named by the target alias alone, so every tenant's flow between the same
-# clusters shares it, and MM2 needs write access on the source. The checkpoint
-# connector reads the offset syncs where offset-syncs.topic.location says.
-offset_syncs_flag := {"sourceConnector": "emit.offset-syncs.enabled", "checkpointConnector": "emit.checkpoints.enabled"}
-
-violations contains lib.violation("admission_mm2_offset_syncs_location", "high", msg, path) if {
-	checked
-	some [i, mirror] in mirrors
-	some connector, flag in offset_syncs_flag
-	connector_present(mirror, connector)
-	config := connector_config(mirror, connector)
-	not lib.is_false(object.get(config, flag, null))
-	location := object.get(config, "offset-syncs.topic.location", "source")
-	lower(trim_space(lib.as_string(location))) != "target"
-	path := config_path(i, connector, "offset-syncs.topic.location")
-	msg := sprintf(
-		"%s: mirror %d %s has %s and offset-syncs.topic.location %s, so offset syncs go to (or are read from) a topic on the source cluster, where the flow may write nothing; set %s.config offset-syncs.topic.location: target, or %s: \"false\"",
-		[lib.subject, i, connector, flag, shown(config, "offset-syncs.topic.location", "unset (MM2's default is source)"), connector, flag],
-	)
-}
+connectors := ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
 
 # Strimzi runs a source connector even when the spec leaves it out.
 connector_present(_, "sourceConnector")
 
-connector_present(mirror, "checkpointConnector") if "checkpointConnector" in object.keys(mirror)
+connector_present(mirror, connector) if connector in object.keys(mirror)
+
+# [config, its path segments, the flows it serves, how messages name it] of the
+# config maps of a name where an entry must hold: each mirror's connector of
+# that name that runs, and the Connect cluster's worker config.
+required_places(name) := [[connector_config(mirror, name), ["spec", "mirrors", i, name, "config"], declared[i], sprintf("mirror %d %s", [i, name])] |
+	some [i, mirror] in mirrors
+	connector_present(mirror, name)
+] if name in connectors
+
+required_places("worker") := [[worker_config(connect), segments, declared_flows, lib.pointer(segments)]] if {
+	[connect, base] := connect_spec
+	segments := array.concat(base, ["config"])
+}
+
+worker_config(connect) := config if {
+	config := connect.config
+	is_object(config)
+} else := {}
+
+# ... and where a value that is set is compared: every mirror's connector of
+# that name, and every worker config (v1beta2: each spec.clusters entry's).
+set_places(name) := [[connector_config(mirror, name), ["spec", "mirrors", i, name, "config"], declared[i], sprintf("mirror %d %s", [i, name])] |
+	some [i, mirror] in mirrors
+] if name in connectors
+
+set_places("worker") := [[config, segments, declared_flows, lib.pointer(segments)] |
+	some [config, segments, "worker"] in config_maps
+]
+
+# [entry, config name, how it holds there] of every check the table asks for.
+checks := [[entry, name, held] |
+	some entry in settings
+	some name, held in entry.held
+]
+
+# An exactly-once entry holds where a flow the config serves is exactly_once.
+applies(entry, _) if not entry.exactly_once
+
+applies(entry, flows) if {
+	entry.exactly_once
+	some flow in flows
+	lib.exactly_once(flow)
+}
+
+# Not while the switch that turns the entry's feature off is false there.
+switched_off(config, held) if {
+	is_string(held.unless_false)
+	lib.is_false(object.get(config, held.unless_false, null))
+}
+
+# A value as Kafka reads switches and enums (case and surrounding blanks
+# ignored), or exactly when the entry says so.
+matches(value, expected, entry) if {
+	entry.exact
+	value == expected
+}
+
+matches(value, expected, entry) if {
+	not entry.exact
+	setting_text(value) == setting_text(expected)
+}
+
+setting_text(value) := lower(trim_space(value)) if {
+	is_string(value)
+} else := sprintf("%v", [value]) if {
+	is_boolean(value)
+} else := sprintf("%v", [value]) if {
+	is_number(value)
+}
+
+violations contains lib.violation(entry.rule, "high", msg, path) if {
+	checked
+	some [entry, name, held] in checks
+	held.required
+	some [config, segments, flows, place] in required_places(name)
+	applies(entry, flows)
+	not switched_off(config, held)
+	value := object.get(config, entry.key, null)
+	not matches(value, entry.value, entry)
+	path := lib.pointer(array.concat(segments, [entry.key]))
+	msg := breach(entry, held, place, value, flows)
+}
+
+violations contains lib.violation(entry.rule, "high", msg, path) if {
+	checked
+	some [entry, name, held] in checks
+	not held.required
+	some [config, segments, flows, place] in set_places(name)
+	entry.key in object.keys(config)
+	applies(entry, flows)
+	not switched_off(config, held)
+	not matches(config[entry.key], entry.value, entry)
+	path := lib.pointer(array.concat(segments, [entry.key]))
+	msg := breach(entry, held, place, config[entry.key], flows)
+}
+
+breach(entry, held, place, value, flows) := sprintf(
+	"%s: %s has %s %s, but mm2gov holds it to '%v'%s: %s; set %s: '%v'%s",
+	[lib.subject, place, entry.key, shown_value(value), entry.value, for_flows(entry, flows), entry.why, entry.key, entry.value, otherwise(held)],
+)
+
+for_flows(entry, flows) := sprintf(" for tenant %s's flow %s (delivery exactly_once)", [lib.tenant_name, lib.text_list(ids)]) if {
+	entry.exactly_once
+	ids := {lib.flow_id(flow) | some flow in flows; lib.exactly_once(flow)}
+} else := ""
+
+otherwise(held) := sprintf(", or %s: 'false'", [held.unless_false]) if {
+	is_string(held.unless_false)
+} else := " or remove it" if {
+	not held.required
+} else := ""
+
+# An exactly-once entry on a config that serves an at_least_once flow: that
+# flow's MirrorMaker 2 may only leave it unset or set its `off` value (KIP-618's
+# transactions need transactional ids, which mm2gov grants exactly_once flows only).
+violations contains lib.violation(entry.rule, "high", msg, path) if {
+	checked
+	some entry in settings
+	entry.exactly_once
+	is_string(entry.off)
+	some name, _ in entry.held
+	some [config, segments, flows, place] in set_places(name)
+	at_least_once := {lib.flow_id(flow) | some flow in flows; not lib.exactly_once(flow)}
+	count(at_least_once) > 0
+	entry.key in object.keys(config)
+	not matches(config[entry.key], entry.off, entry)
+	path := lib.pointer(array.concat(segments, [entry.key]))
+	msg := sprintf(
+		"%s: %s has %s %s, but tenant %s's flow %s has delivery at_least_once, where mm2gov holds it to '%v' or unset: %s; remove it, or set delivery: exactly_once on the flow in tenants/%s.yaml",
+		[lib.subject, place, entry.key, shown_value(config[entry.key]), lib.tenant_name, lib.text_list(at_least_once), entry.off, entry.why, lib.tenant_name],
+	)
+}
+
+# ---- the flow's own settings --------------------------------------------------
+
+# The settings whose values are the flow's own (flow_settings in mm2_settings.py)
+# are held to the flow's data in the repo, which mm2gov derives (governance/policy/
+# input.py: replication_policy_class, mm2_policy_config), not to the table.
 
 # Offset syncs, checkpoints and heartbeats go to topics the replication policy
 # names: Kafka's own policies name them by cluster alias alone
@@ -91,50 +260,6 @@ violations contains lib.violation("admission_mm2_shared_internal_topics", "high"
 		[lib.subject, i, connector, key, shown_value(value), lib.tenant_name, source, target, key, lib.text_list(expected)],
 	)
 }
-
-# Only the source connector syncs ACLs, but no connector may say it does.
-violations contains lib.violation("admission_mm2_sync_topic_acls", "high", msg, path) if {
-	checked
-	some [i, mirror] in mirrors
-	some connector in ["checkpointConnector", "heartbeatConnector"]
-	config := connector_config(mirror, connector)
-	"sync.topic.acls.enabled" in object.keys(config)
-	not lib.is_false(config["sync.topic.acls.enabled"])
-	path := config_path(i, connector, "sync.topic.acls.enabled")
-	msg := sprintf(
-		"%s: mirror %d %s sets sync.topic.acls.enabled %s; mm2gov's ACLs are the only ones: set it to \"false\" or remove it",
-		[lib.subject, i, connector, shown(config, "sync.topic.acls.enabled", "")],
-	)
-}
-
-shown(config, key, absent) := sprintf("'%v'", [config[key]]) if {
-	key in object.keys(config)
-} else := absent
-
-# Connector settings that decide what is mirrored, or from and to where, on
-# their own: a `topics`/`groups` list or a custom filter class would bypass
-# topicsPattern/groupsPattern, and cluster aliases or connections set here
-# would bypass spec's clusters. mm2gov controls these through spec only.
-controlled_key(key) if key in {"topics", "groups", "topic.filter.class", "group.filter.class"}
-
-controlled_key(key) if startswith(key, "source.cluster.")
-
-controlled_key(key) if startswith(key, "target.cluster.")
-
-violations contains lib.violation("admission_mm2_filter_override", "high", msg, path) if {
-	checked
-	some [i, mirror] in mirrors
-	some connector in ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
-	some key, _ in connector_config(mirror, connector)
-	controlled_key(key)
-	path := config_path(i, connector, key)
-	msg := sprintf(
-		"%s: mirror %d %s config sets %s, which overrides what the spec says MirrorMaker 2 mirrors and between which clusters; remove it and use topicsPattern, groupsPattern and the spec's clusters",
-		[lib.subject, i, connector, key],
-	)
-}
-
-connectors := ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
 
 kafka_default_policy := "org.apache.kafka.connect.mirror.DefaultReplicationPolicy"
 
@@ -170,72 +295,27 @@ policy_checked("heartbeatConnector", config) if "replication.policy.class" in ob
 
 policy_checked("heartbeatConnector", config) if not lib.is_false(object.get(config, "emit.heartbeats.enabled", null))
 
-violations contains lib.violation("admission_mm2_replication_policy", "high", msg, path) if {
+# ---- filters ------------------------------------------------------------------
+
+# Connector settings that decide what is mirrored, or from and to where, on
+# their own: a `topics`/`groups` list or a custom filter class would bypass
+# topicsPattern/groupsPattern, and cluster aliases or connections set here
+# would bypass spec's clusters. mm2gov controls these through spec only.
+controlled_key(key) if key in {"topics", "groups", "topic.filter.class", "group.filter.class"}
+
+controlled_key(key) if startswith(key, "source.cluster.")
+
+controlled_key(key) if startswith(key, "target.cluster.")
+
+violations contains lib.violation("admission_mm2_filter_override", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
-	some connector in connectors
-	config := connector_config(mirror, connector)
-	separator := config["replication.policy.separator"]
-	separator != "."
-	path := config_path(i, connector, "replication.policy.separator")
+	some connector in ["sourceConnector", "checkpointConnector", "heartbeatConnector"]
+	some key, _ in connector_config(mirror, connector)
+	controlled_key(key)
+	path := config_path(i, connector, key)
 	msg := sprintf(
-		"%s: mirror %d %s sets replication.policy.separator '%v', but mm2gov's remote-topic prefixes and ACLs use MM2's default '.'; remove replication.policy.separator",
-		[lib.subject, i, connector, separator],
+		"%s: mirror %d %s config sets %s, which overrides what the spec says MirrorMaker 2 mirrors and between which clusters; remove it and use topicsPattern, groupsPattern and the spec's clusters",
+		[lib.subject, i, connector, key],
 	)
 }
-
-# ---- delivery ----------------------------------------------------------------
-
-# A flow's `delivery` decides whether its MirrorMaker 2 writes transactionally
-# (KIP-618). Transactions need transactional-id ACLs, which mm2gov grants only
-# an exactly_once flow's MM2 (acls.py mm2_scope): on an at_least_once flow's
-# Connect workers any exactly.once.source.support but "disabled" (also
-# "preparing", which makes the leader transactional) needs ids it is not
-# granted. An exactly_once flow needs it "enabled" and its source consumer on
-# read_committed, or it copies records twice after a crash, or copies aborted
-# ones (compile/mm2.py and strimzi.py write both).
-violations contains lib.violation("admission_mm2_delivery", "high", msg, path) if {
-	checked
-	at_least_once := [lib.flow_id(flow) | some flow in declared_flows; not lib.exactly_once(flow)]
-	count(at_least_once) > 0
-	some [config, segments, "worker"] in config_maps
-	value := object.get(config, "exactly.once.source.support", "disabled")
-	lower(trim_space(lib.as_string(value))) != "disabled"
-	path := lib.pointer(array.concat(segments, ["exactly.once.source.support"]))
-	msg := sprintf(
-		"%s: %s sets exactly.once.source.support '%v', but tenant %s's flow %s has delivery at_least_once: its MirrorMaker 2 is granted no transactional id; remove the key, or set delivery: exactly_once on the flow in tenants/%s.yaml",
-		[lib.subject, lib.pointer(segments), value, lib.tenant_name, lib.text_list(at_least_once), lib.tenant_name],
-	)
-}
-
-violations contains lib.violation("admission_mm2_delivery", "high", msg, path) if {
-	checked
-	exactly_once := [lib.flow_id(flow) | some flow in declared_flows; lib.exactly_once(flow)]
-	count(exactly_once) > 0
-	[connect, base] := connect_spec
-	config := object.get(connect, "config", {})
-	value := object.get(config, "exactly.once.source.support", "disabled")
-	not lower(trim_space(lib.as_string(value))) == "enabled"
-	path := lib.pointer(array.concat(base, ["config", "exactly.once.source.support"]))
-	msg := sprintf(
-		"%s: Connect config exactly.once.source.support is '%v', but tenant %s's flow %s has delivery exactly_once; set exactly.once.source.support: enabled",
-		[lib.subject, value, lib.tenant_name, lib.text_list(exactly_once)],
-	)
-}
-
-violations contains lib.violation("admission_mm2_delivery", "high", msg, path) if {
-	checked
-	some [i, mirror] in mirrors
-	exactly_once := [lib.flow_id(flow) | some flow in declared[i]; lib.exactly_once(flow)]
-	count(exactly_once) > 0
-	config := connector_config(mirror, "sourceConnector")
-	value := object.get(config, isolation_key, "read_uncommitted")
-	not lower(trim_space(lib.as_string(value))) == "read_committed"
-	path := config_path(i, "sourceConnector", isolation_key)
-	msg := sprintf(
-		"%s: mirror %d sourceConnector reads the source with %s '%v', but tenant %s's flow %s has delivery exactly_once, so records of aborted transactions would be copied; set %s: read_committed",
-		[lib.subject, i, isolation_key, value, lib.tenant_name, lib.text_list(exactly_once), isolation_key],
-	)
-}
-
-isolation_key := "source.consumer.isolation.level"

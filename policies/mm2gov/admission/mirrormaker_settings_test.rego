@@ -4,7 +4,120 @@ package mm2gov.admission.rules.mirrormaker_test
 import data.mm2gov.admission.lib_test as t
 import data.mm2gov.lib.input_test as fx
 
+# ---- the settings table ------------------------------------------------------
+
+# The decision on `req` with `settings` as the repo's settings table.
+decide_with_settings(request, settings) := d if {
+	d := data.mm2gov.admission.decision with input as request with data.mm2gov_repo as object.union(t.repo, {"mm2_settings": settings})
+}
+
+# An entry as mm2gov hands it to OPA (governance/model/mm2_settings.py, to_input).
+entry(key, value, held) := {
+	"key": key, "value": value, "why": "a test entry says so", "exactly_once": false, "written": [],
+	"rule": "admission_mm2_test_setting", "exact": false, "off": null, "held": held,
+}
+
+required := {"required": true, "unless_false": null}
+
+if_set := {"required": false, "unless_false": null}
+
+# Security decisions fail closed: without the table, or with one that is not
+# well formed, no KafkaMirrorMaker2 is admitted (its settings cannot be checked).
+test_without_the_settings_table_every_mirror_maker_is_refused if {
+	t.decide(with_mirror({})).allowed
+	d := data.mm2gov.admission.decision with input as with_mirror({}) with data.mm2gov_repo as object.remove(t.repo, ["mm2_settings"])
+	not d.allowed
+	t.rules(d).admission_mm2_settings_missing
+	contains(t.message(d, "admission_mm2_settings_missing"), "OPA holds no well-formed MirrorMaker 2 settings table")
+	every broken in [
+		[],
+		"sync.topic.acls.enabled=false",
+		{"sync.topic.acls.enabled": "false"},
+		array.concat(t.mm2_settings, [object.remove(entry("x", "y", {"sourceConnector": required}), ["why"])]),
+		array.concat(t.mm2_settings, [entry("x", "y", {"sourceConnector": true})]),
+		array.concat(t.mm2_settings, [entry("x", "y", {"elsewhere": required})]),
+		array.concat(t.mm2_settings, [entry("x", ["y"], {"sourceConnector": required})]),
+		array.concat(t.mm2_settings, [object.union(entry("x", "y", {"sourceConnector": required}), {"rule": ""})]),
+	] {
+		refused := decide_with_settings(with_mirror({}), broken)
+		not refused.allowed
+		t.rules(refused).admission_mm2_settings_missing
+	}
+}
+
+# A KafkaUser reads no MirrorMaker 2 setting: the table's absence is not its concern.
+test_without_the_settings_table_other_kinds_are_judged_as_before if {
+	user := t.request("KafkaUser", "payments-app", "payments", {"metadata": {"name": "payments-app", "labels": {"strimzi.io/cluster": "cloud"}}, "spec": {"authorization": {"type": "simple", "acls": []}}})
+	t.decide(user).allowed
+	d := data.mm2gov.admission.decision with input as user with data.mm2gov_repo as object.remove(t.repo, ["mm2_settings"])
+	d.allowed
+}
+
+# The values are the table's, none of the rules': an entry added to the table is
+# required with its value, refused with its why, and allow-listed where it is held;
+# another value in the table for an existing entry refuses the object as generated.
+test_the_table_decides_the_settings if {
+	settings := array.concat(t.mm2_settings, [entry("mm2gov.test.setting", "on", {"sourceConnector": required, "checkpointConnector": if_set})])
+	d := decide_with_settings(with_mirror({}), settings)
+	t.rules(d) == {"admission_mm2_test_setting"}
+	t.hits(d, "admission_mm2_test_setting") == {"spec/mirrors/0/sourceConnector/config/mm2gov.test.setting"}
+	t.message(d, "admission_mm2_test_setting") == "KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 sourceConnector has mm2gov.test.setting unset, but mm2gov holds it to 'on': a test entry says so; set mm2gov.test.setting: 'on'"
+	decide_with_settings(with_mirror(connector({"mm2gov.test.setting": " ON"})), settings).allowed
+	other := decide_with_settings(with_mirror({"checkpointConnector": {"config": {"mm2gov.test.setting": "off"}}}), settings)
+	t.hits(other, "admission_mm2_test_setting") == {"spec/mirrors/0/sourceConnector/config/mm2gov.test.setting", "spec/mirrors/0/checkpointConnector/config/mm2gov.test.setting"}
+	contains(t.message(decide_with_settings(with_mirror(connector({"mm2gov.test.setting": "off"})), settings), "admission_mm2_test_setting"), "has mm2gov.test.setting 'off', but mm2gov holds it to 'on': a test entry says so")
+
+	# Without the entry the key is on no allow-list.
+	t.rules(t.decide(with_mirror(connector({"mm2gov.test.setting": "on"})))) == {"admission_mm2_config_key"}
+
+	# The generated object sets offset-syncs.topic.location: target; a table that says `source` refuses it.
+	moved := [object.union(e, {"value": "source"}) | some e in t.mm2_settings; e.key == "offset-syncs.topic.location"]
+	kept := [e | some e in t.mm2_settings; e.key != "offset-syncs.topic.location"]
+	t.hits(decide_with_settings(with_mirror({}), array.concat(kept, moved)), "admission_mm2_offset_syncs_location") == {
+		"spec/mirrors/0/sourceConnector/config/offset-syncs.topic.location",
+		"spec/mirrors/0/checkpointConnector/config/offset-syncs.topic.location",
+	}
+}
+
+# An exact entry compares the value as written; others as Kafka reads switches and enums.
+test_exact_entries_compare_exactly if {
+	settings := array.concat(t.mm2_settings, [object.union(entry("mm2gov.test.setting", "On", {"sourceConnector": if_set}), {"exact": true})])
+	decide_with_settings(with_mirror(connector({"mm2gov.test.setting": "On"})), settings).allowed
+	t.rules(decide_with_settings(with_mirror(connector({"mm2gov.test.setting": "on"})), settings)) == {"admission_mm2_test_setting"}
+	t.rules(t.decide(with_mirror(connector({"replication.policy.separator": " ."})))) == {"admission_mm2_replication_policy"}
+}
+
+# The keys a config may set: the rules' own list and the table's, as before the table moved out of Rego.
+test_allow_lists_are_the_tables_keys_and_the_rules_own if {
+	allowed := data.mm2gov.admission.rules.mirrormaker.allowed_keys with data.mm2gov_repo as t.repo
+	allowed.worker - allowed.client == {
+		"config.storage.replication.factor", "offset.storage.replication.factor", "status.storage.replication.factor",
+		"offset.storage.partitions", "status.storage.partitions", "offset.flush.interval.ms", "offset.flush.timeout.ms",
+		"task.shutdown.graceful.timeout.ms", "scheduled.rebalance.max.delay.ms", "exactly.once.source.support",
+		"connector.client.config.override.policy",
+	}
+	allowed.connector == {
+		"replication.policy.class", "replication.policy.separator", "replication.factor",
+		"offset-syncs.topic.replication.factor", "checkpoints.topic.replication.factor",
+		"heartbeats.topic.replication.factor", "sync.topic.acls.enabled", "sync.topic.configs.enabled",
+		"sync.topic.configs.interval.seconds", "refresh.topics.enabled", "refresh.topics.interval.seconds",
+		"refresh.groups.enabled", "refresh.groups.interval.seconds", "emit.offset-syncs.enabled",
+		"offset-syncs.topic.location", "offset.lag.max", "emit.checkpoints.enabled",
+		"emit.checkpoints.interval.seconds", "sync.group.offsets.enabled", "sync.group.offsets.interval.seconds",
+		"emit.heartbeats.enabled", "emit.heartbeats.interval.seconds", "heartbeats.replication.enabled",
+		"consumer.poll.timeout.ms", "admin.timeout.ms", "exactly.once.support", "tasks.max",
+		"source.consumer.isolation.level", "add.source.alias.to.metrics", "use.incremental.alter.configs",
+		"mm2gov.flow.id", "mm2gov.flow.offset-syncs.topic", "mm2gov.flow.checkpoints.topic",
+		"mm2gov.flow.heartbeats.topic",
+	}
+	without := data.mm2gov.admission.rules.mirrormaker.allowed_keys with data.mm2gov_repo as object.remove(t.repo, ["mm2_settings"])
+	allowed.connector - without.connector == {e.key | some e in t.mm2_settings; some name in e.written; name != "worker"} | {e.key | some e in t.mm2_settings; some name, _ in e.held; name != "worker"}
+}
+
 # ---- connector settings ------------------------------------------------------
+
+# The why of the test table's entry for `key` (mm2_settings_data_test.rego).
+why(key) := [entry.why | some entry in t.mm2_settings; entry.key == key][0]
 
 test_sync_topic_acls_off_pass if {
 	t.decide(with_mirror(connector({"sync.topic.acls.enabled": false}))).allowed
@@ -22,7 +135,8 @@ test_sync_topic_acls_unset_fires if {
 	config := object.remove(mirror.sourceConnector.config, ["sync.topic.acls.enabled"])
 	d := t.decide(spec_req(object.union(good_spec, {"mirrors": [object.union(object.remove(mirror, ["sourceConnector"]), {"sourceConnector": {"config": config}})]})))
 	t.rules(d) == {"admission_mm2_sync_topic_acls"}
-	contains(t.message(d, "admission_mm2_sync_topic_acls"), "unset (MM2's default is true)")
+	contains(t.message(d, "admission_mm2_sync_topic_acls"), "sourceConnector has sync.topic.acls.enabled unset, but mm2gov holds it to 'false'")
+	contains(t.message(d, "admission_mm2_sync_topic_acls"), why("sync.topic.acls.enabled"))
 }
 
 test_no_source_connector_fires if {
@@ -39,7 +153,7 @@ test_offset_syncs_on_source_fires if {
 	d := t.decide(req({"mirrors": [object.union(object.remove(mirror, ["sourceConnector"]), {"sourceConnector": {"config": config}})]}, {}, {}))
 	t.rules(d) == {"admission_mm2_offset_syncs_location"}
 	t.hits(d, "admission_mm2_offset_syncs_location") == {"spec/mirrors/0/sourceConnector/config/offset-syncs.topic.location"}
-	contains(t.message(d, "admission_mm2_offset_syncs_location"), "unset (MM2's default is source)")
+	contains(t.message(d, "admission_mm2_offset_syncs_location"), "offset-syncs.topic.location unset, but mm2gov holds it to 'target'")
 	d2 := t.decide(with_mirror(connector({"emit.offset-syncs.enabled": true, "offset-syncs.topic.location": "source"})))
 	contains(t.message(d2, "admission_mm2_offset_syncs_location"), "offset-syncs.topic.location 'source'")
 }
@@ -156,7 +270,7 @@ test_checkpoint_offset_syncs_location_fires if {
 test_sync_topic_acls_on_other_connectors_fires if {
 	d := t.decide(with_mirror({"checkpointConnector": {"config": {"sync.topic.acls.enabled": "true"}}}))
 	t.rules(d) == {"admission_mm2_sync_topic_acls"}
-	t.message(d, "admission_mm2_sync_topic_acls") == `KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 checkpointConnector sets sync.topic.acls.enabled 'true'; mm2gov's ACLs are the only ones: set it to "false" or remove it`
+	t.message(d, "admission_mm2_sync_topic_acls") == sprintf("KafkaMirrorMaker2 payments-onprem-to-cloud: mirror 0 checkpointConnector has sync.topic.acls.enabled 'true', but mm2gov holds it to 'false': %s; set sync.topic.acls.enabled: 'false' or remove it", [why("sync.topic.acls.enabled")])
 	t.decide(with_mirror({"checkpointConnector": {"config": {"sync.topic.acls.enabled": false}}})).allowed
 }
 
@@ -183,7 +297,7 @@ test_exactly_once_flow_without_its_settings_fires if {
 	}
 	some v in d.violations
 	v.location == "spec/target/config/exactly.once.source.support"
-	v.message == "KafkaMirrorMaker2 payments-onprem-to-cloud: Connect config exactly.once.source.support is 'disabled', but tenant payments's flow payments-onprem-to-cloud has delivery exactly_once; set exactly.once.source.support: enabled"
+	v.message == sprintf("KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target/config has exactly.once.source.support unset, but mm2gov holds it to 'enabled' for tenant payments's flow payments-onprem-to-cloud (delivery exactly_once): %s; set exactly.once.source.support: 'enabled'", [why("exactly.once.source.support")])
 }
 
 test_exactly_once_flow_reading_uncommitted_fires if {
@@ -201,7 +315,7 @@ test_at_least_once_flow_turning_exactly_once_on_fires if {
 	d := t.decide(req(eos_target, {}, {}))
 	t.rules(d) == {"admission_mm2_delivery"}
 	t.hits(d, "admission_mm2_delivery") == {"spec/target/config/exactly.once.source.support"}
-	t.message(d, "admission_mm2_delivery") == "KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target/config sets exactly.once.source.support 'enabled', but tenant payments's flow payments-onprem-to-cloud has delivery at_least_once: its MirrorMaker 2 is granted no transactional id; remove the key, or set delivery: exactly_once on the flow in tenants/payments.yaml"
+	t.message(d, "admission_mm2_delivery") == sprintf("KafkaMirrorMaker2 payments-onprem-to-cloud: spec/target/config has exactly.once.source.support 'enabled', but tenant payments's flow payments-onprem-to-cloud has delivery at_least_once, where mm2gov holds it to 'disabled' or unset: %s; remove it, or set delivery: exactly_once on the flow in tenants/payments.yaml", [why("exactly.once.source.support")])
 	t.rules(t.decide(req({"target": {"config": {"exactly.once.source.support": "Preparing"}}}, {}, {}))) == {"admission_mm2_delivery"}
 	t.rules(t.decide(req({"target": {"config": {"exactly.once.source.support": true}}}, {}, {}))) == {"admission_mm2_delivery"}
 	t.decide(req({"target": {"config": {"exactly.once.source.support": "disabled"}}}, {}, {})).allowed
