@@ -19,7 +19,10 @@
 # mirrormaker_patterns.rego what it mirrors, mirrormaker_settings.rego its
 # connector settings and delivery, mirrormaker_connections.rego where it
 # connects, mirrormaker_credentials.rego as whom, mirrormaker_configs.rego its
-# config maps, mirrormaker_pod.rego its pod overrides.
+# config maps, mirrormaker_pod.rego its pod overrides. A rule or function that
+# another file reads is defined here: the webhook uploads the modules to OPA one at a
+# time, in path order, and a module that names a rule or function of its
+# package not uploaded yet does not compile (tests/unit/test_builtin_upload.py).
 package mm2gov.admission.rules.mirrormaker
 
 import data.mm2gov.admission.lib
@@ -165,7 +168,75 @@ config_maps contains [config, ["spec", "clusters", i, "config"], "worker"] if {
 	is_object(config)
 }
 
+# ---- the settings table ------------------------------------------------------
+
+# MirrorMaker 2's settings, declared once in mm2gov (governance/model/mm2_settings.py)
+# and pushed with the repo as data.mm2gov_repo.mm2_settings, each entry
+# {key, value, why, rule, exactly_once, exact, off, written, held}: `written`
+# the configs mm2gov writes it into, `held` how admission holds a config to it
+# ({required, unless_false} per config name). No value of it is restated here.
+# A missing or malformed table is no table: every KafkaMirrorMaker2 is refused
+# (admission_mm2_settings_missing, mirrormaker_settings.rego), never checked
+# against nothing. Read by mirrormaker_settings.rego and the allow-lists of
+# mirrormaker_configs.rego.
+settings := table if {
+	table := data.mm2gov_repo.mm2_settings
+	is_array(table)
+	count(table) > 0
+	every entry in table {
+		well_formed(entry)
+	}
+} else := []
+
+# The config maps an entry may name: a mirror's connectors, and the Connect
+# worker's (spec.target.config; v1beta2: the connectCluster's spec.clusters entry).
+config_names := {"sourceConnector", "checkpointConnector", "heartbeatConnector", "worker"}
+
+well_formed(entry) if {
+	is_string(entry.key)
+	is_string(entry.why)
+	is_string(entry.rule)
+	is_boolean(entry.exactly_once)
+	is_boolean(entry.exact)
+	plain_value(entry.value)
+	optional_string(entry.off)
+	is_array(entry.written)
+	every name in entry.written {
+		name in config_names
+	}
+	is_object(entry.held)
+	every name, held in entry.held {
+		name in config_names
+		is_boolean(held.required)
+		optional_string(held.unless_false)
+	}
+	reported(entry)
+}
+
+plain_value(value) if is_string(value)
+
+plain_value(value) if is_number(value)
+
+optional_string(value) if is_string(value)
+
+optional_string(null)
+
+# An entry admission holds names the rule that reports a breach.
+reported(entry) if count(entry.held) == 0
+
+reported(entry) if entry.rule != ""
+
 # ---- helpers -----------------------------------------------------------------
+
+# Connector settings that decide what is mirrored, or from and to where, on
+# their own: a `topics`/`groups` list or a custom filter class would bypass
+# topicsPattern/groupsPattern, and cluster aliases or connections set here
+# would bypass spec's clusters. mm2gov controls these through spec only.
+controlled_key(key) if key in {"topics", "groups", "topic.filter.class", "group.filter.class"}
+
+controlled_key(key) if startswith(key, "source.cluster.")
+
+controlled_key(key) if startswith(key, "target.cluster.")
 
 shown_value(value) := sprintf("'%v'", [value]) if value != null
 

@@ -10,61 +10,7 @@ package mm2gov.admission.rules.mirrormaker
 
 import data.mm2gov.admission.lib
 
-# ---- the settings table ------------------------------------------------------
-
-# MirrorMaker 2's settings, declared once in mm2gov (governance/model/mm2_settings.py)
-# and pushed with the repo as data.mm2gov_repo.mm2_settings, each entry
-# {key, value, why, rule, exactly_once, exact, off, written, held}: `written`
-# the configs mm2gov writes it into, `held` how admission holds a config to it
-# ({required, unless_false} per config name). No value of it is restated here.
-# A missing or malformed table is no table: every KafkaMirrorMaker2 is refused
-# (admission_mm2_settings_missing), never checked against nothing.
-settings := table if {
-	table := data.mm2gov_repo.mm2_settings
-	is_array(table)
-	count(table) > 0
-	every entry in table {
-		well_formed(entry)
-	}
-} else := []
-
-# The config maps an entry may name: a mirror's connectors, and the Connect
-# worker's (spec.target.config; v1beta2: the connectCluster's spec.clusters entry).
-config_names := {"sourceConnector", "checkpointConnector", "heartbeatConnector", "worker"}
-
-well_formed(entry) if {
-	is_string(entry.key)
-	is_string(entry.why)
-	is_string(entry.rule)
-	is_boolean(entry.exactly_once)
-	is_boolean(entry.exact)
-	plain_value(entry.value)
-	optional_string(entry.off)
-	is_array(entry.written)
-	every name in entry.written {
-		name in config_names
-	}
-	is_object(entry.held)
-	every name, held in entry.held {
-		name in config_names
-		is_boolean(held.required)
-		optional_string(held.unless_false)
-	}
-	reported(entry)
-}
-
-plain_value(value) if is_string(value)
-
-plain_value(value) if is_number(value)
-
-optional_string(value) if is_string(value)
-
-optional_string(null)
-
-# An entry admission holds names the rule that reports a breach.
-reported(entry) if count(entry.held) == 0
-
-reported(entry) if entry.rule != ""
+# ---- settings held to the table --------------------------------------------
 
 violations contains lib.violation("admission_mm2_settings_missing", "high", msg, "spec") if {
 	checked
@@ -74,8 +20,6 @@ violations contains lib.violation("admission_mm2_settings_missing", "high", msg,
 		[lib.subject],
 	)
 }
-
-# ---- settings held to the table --------------------------------------------
 
 connector_config(mirror, connector) := config if {
 	config := mirror[connector].config
@@ -297,16 +241,7 @@ policy_checked("heartbeatConnector", config) if not lib.is_false(object.get(conf
 
 # ---- filters ------------------------------------------------------------------
 
-# Connector settings that decide what is mirrored, or from and to where, on
-# their own: a `topics`/`groups` list or a custom filter class would bypass
-# topicsPattern/groupsPattern, and cluster aliases or connections set here
-# would bypass spec's clusters. mm2gov controls these through spec only.
-controlled_key(key) if key in {"topics", "groups", "topic.filter.class", "group.filter.class"}
-
-controlled_key(key) if startswith(key, "source.cluster.")
-
-controlled_key(key) if startswith(key, "target.cluster.")
-
+# What controlled_key (mirrormaker.rego) names is refused wherever a connector sets it.
 violations contains lib.violation("admission_mm2_filter_override", "high", msg, path) if {
 	checked
 	some [i, mirror] in mirrors
