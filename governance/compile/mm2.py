@@ -1,6 +1,8 @@
 """One dedicated MirrorMaker 2 per tenant flow, as a properties file runnable as is.
 
-Every MM2 pitfall in FIELD.md is closed by construction:
+The file lays out the flow's connections, filters and Connect names; every MM2 setting in it comes from
+the settings table (model/mm2_settings.py), which the Strimzi writer and admission read too. Every MM2
+pitfall in FIELD.md is closed by construction:
 - its own principal, Connect group and Connect topics (`mm2gov.<flow>.*`), so two
   tenants' MM2s share no control plane and no internal topic;
 - checkpoints, offset-syncs (on the target) and heartbeats on, in the flow's
@@ -29,15 +31,9 @@ from dataclasses import dataclass
 import javaproperties
 
 from governance.config.schema import Cluster
-from governance.model.names import (
-    CA_CERT_KEY,
-    PASSWORD_KEY,
-    REMOTE_SEPARATOR,
-    REPLICATION_POLICY_CLASSES,
-    mm2_flow_policy_config,
-    scram_secret,
-    user_name,
-)
+from governance.model import mm2_settings
+from governance.model.mm2_settings import Section
+from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, REPLICATION_POLICY_CLASSES, scram_secret, user_name
 from governance.model.tenancy import Flow, Tenancy
 
 REPLICATION_POLICIES = REPLICATION_POLICY_CLASSES  # one mapping, in names.py (the OPA input carries it too)
@@ -133,49 +129,27 @@ def flow_entries(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secre
         (f"{pair}.topics.exclude", topics_exclude(flow.exclude_topics)),
         (f"{pair}.groups", ",".join(flow.groups) or "^$"),
         *([(f"{pair}.groups.exclude", groups_exclude(flow.exclude_groups))] if flow.exclude_groups else []),
-        ("replication.policy.class", REPLICATION_POLICIES[flow.replication_policy]),
-        ("replication.policy.separator", REMOTE_SEPARATOR),
+        *settings_entries(flow, Section.POLICY),
         None,
         "Isolation: own Connect group and topics; no ACL sync.",
         (f"{target}.group.id", connect.group),
         (f"{target}.config.storage.topic", connect.configs),
         (f"{target}.offset.storage.topic", connect.offsets),
         (f"{target}.status.storage.topic", connect.status),
-        ("sync.topic.acls.enabled", "false"),
+        *settings_entries(flow, Section.ISOLATION),
         *exactly_once_entries(flow),
         None,
         "Offset translation in the flow's own topics on the target, never MM2's per-alias names that",
         "every flow between these clusters would share: the replication policy names them from these",
         "keys, scoped to the pair (MirrorMakerConfig drops unknown top-level keys).",
-        *[(f"{pair}.{key}", value) for key, value in mm2_flow_policy_config(flow_id).items()],
-        ("emit.offset-syncs.enabled", "true"),
-        ("offset-syncs.topic.location", "target"),
-        ("emit.checkpoints.enabled", "true"),
-        "The tenant's groups (the groups pattern) get their translated offsets on the target.",
-        ("sync.group.offsets.enabled", "true"),
+        *settings_entries(flow, Section.OFFSETS),
         f"Heartbeats into {topics.heartbeats}: the flow's liveness on the target; the reverse",
         "direction's heartbeats herder would write into the source, so it is off.",
-        ("emit.heartbeats.enabled", "true"),
-        (f"{target}->{source}.emit.heartbeats.enabled", "false"),
-        "MM2 replicates any topic named heartbeats whatever the topic filter says (KIP-1089); not this one.",
-        # Kafka 3.9's MM2 accepts every key of this file, the exactly-once ones included, and ignores this one
-        # (4.0+): harmless there, the only heartbeats topic the flow's policy knows is its own (or a remote copy),
-        # reserved names its MM2 may not read on the source (docs/generate-apply.md, "Upgrading a flow's
-        # MirrorMaker 2"; tests/integration/test_mm2_upgrade.py runs this file on 3.9.2's MM2).
-        ("heartbeats.replication.enabled", "false"),
-        ("sync.topic.configs.enabled", "true"),
-        ("refresh.topics.interval.seconds", "30"),
-        "Kafka 4 registers MM2's replication metrics (kafka.connect.mirror) only with an explicit JMX reporter.",
-        ("metric.reporters", "org.apache.kafka.common.metrics.JmxReporter"),
+        *settings_entries(flow, Section.HEARTBEATS),
+        *settings_entries(flow, Section.MIRRORING),
         None,
         "Broker defaults for replication factors (-1).",
-        ("replication.factor", "-1"),
-        ("config.storage.replication.factor", "-1"),
-        ("offset.storage.replication.factor", "-1"),
-        ("status.storage.replication.factor", "-1"),
-        ("offset-syncs.topic.replication.factor", "-1"),
-        ("checkpoints.topic.replication.factor", "-1"),
-        ("heartbeats.topic.replication.factor", "-1"),
+        *settings_entries(flow, Section.REPLICATION_FACTORS),
     ]
     return entries
 
@@ -192,7 +166,15 @@ def groups_exclude(exclude_groups: Sequence[str]) -> str:
     return ",".join([GROUPS_EXCLUDE, *exclude_groups])
 
 
-INTERNAL_REST_LISTENER = "http://127.0.0.1:0"  # loopback, any free port: nothing outside the host reaches it
+def settings_entries(flow: Flow, section: Section) -> list[Entry]:
+    """The flow's entries of the settings table (model/mm2_settings.py) in one section of the file, each
+    under its comment lines and with its key scoped as the table says."""
+    entries: list[Entry] = []
+    for setting in mm2_settings.for_flow(flow):
+        if setting.properties is not None and setting.properties.section is section:
+            entries += [*setting.properties.comment,
+                        (setting.properties_key(flow.source, flow.target), str(setting.value))]
+    return entries
 
 
 def exactly_once_entries(flow: Flow) -> list[Entry]:
@@ -202,24 +184,17 @@ def exactly_once_entries(flow: Flow) -> list[Entry]:
     flow's own transactional ids (names.mm2_transactional_ids, granted by acls.mm2_scope); the source
     consumer reads committed records only, or aborted ones would be copied (MirrorSourceConnector says
     it supports exactly-once only then). Followers forward task configs and fencing to the leader over
-    MM2's internal REST server (KIP-710). No `exactly.once.support=required`: in dedicated mode it is
-    pair-scoped, so it reaches the checkpoint and heartbeat connectors, which declare no exactly-once
-    support and would then not start (the Strimzi object sets it on the source connector only).
+    MM2's internal REST server (KIP-710). The keys are the table's (Section.EXACTLY_ONCE).
     """
     if not flow.exactly_once:
         return []
-    source, target, ids = flow.source, flow.target, flow.transactional_ids
+    ids = flow.transactional_ids
     return [
         None,
         "Exactly-once delivery (KIP-618): each batch and its source offsets commit in one transaction on",
         f"the target, as transactional ids {ids.tasks}<connector>-<task> and {ids.leader}.",
         "Consumers of the remote topics must read with isolation.level=read_committed.",
-        (f"{target}.exactly.once.source.support", "enabled"),
-        (f"{source}.consumer.isolation.level", "read_committed"),
-        "The leader's internal REST server, for followers' task configs and fencing: loopback only; an MM2",
-        "on several hosts sets listeners and rest.advertised.host.name to an address its peers reach.",
-        ("dedicated.mode.enable.internal.rest", "true"),
-        ("listeners", INTERNAL_REST_LISTENER),
+        *settings_entries(flow, Section.EXACTLY_ONCE),
     ]
 
 

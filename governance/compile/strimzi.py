@@ -11,17 +11,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from governance.compile.acls import ClusterBindings
-from governance.compile.mm2 import REPLICATION_POLICIES, groups_exclude, topics_exclude
+from governance.compile.mm2 import groups_exclude, topics_exclude
 from governance.compile.topics import RemoteTopic
 from governance.config.schema import Cluster
 from governance.errors import ConfigError
+from governance.model import mm2_settings
 from governance.model.acl import AclBinding
+from governance.model.mm2_settings import Config
 from governance.model.names import (
     CA_CERT_KEY,
     PASSWORD_KEY,
     kafka_topic_object,
     mirror_maker_object,
-    mm2_flow_policy_config,
     scram_secret,
     user_name,
 )
@@ -34,9 +35,6 @@ OPERATIONS = {
     "DESCRIBE": "Describe", "CLUSTER_ACTION": "ClusterAction", "DESCRIBE_CONFIGS": "DescribeConfigs",
     "ALTER_CONFIGS": "AlterConfigs", "IDEMPOTENT_WRITE": "IdempotentWrite", "ALL": "All",
 }
-EXACTLY_ONCE_WORKER = {"exactly.once.source.support": "enabled"}
-EXACTLY_ONCE_SOURCE_CONNECTOR = {"exactly.once.support": "required",
-                                 "source.consumer.isolation.level": "read_committed"}
 RESOURCE_TYPES = {"TOPIC": "topic", "GROUP": "group", "CLUSTER": "cluster", "TRANSACTIONAL_ID": "transactionalId"}
 
 
@@ -60,42 +58,25 @@ def _cluster_ref(alias: str, cluster: Cluster, principal: str) -> dict[str, Any]
     return ref
 
 
+def settings_config(flow: Flow, config: Config) -> dict[str, Any]:
+    """One config map of the flow's KafkaMirrorMaker2: the table's entries for it, in the table's order."""
+    return {setting.key: setting.value for setting in mm2_settings.for_flow(flow) if config in setting.strimzi}
+
+
 def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka_version: str) -> dict[str, Any]:
     source, target, flow_id = flow.source, flow.target, flow.id
     strimzi = clusters[target].strimzi
     assert strimzi is not None
     principal, connect, name = flow.mm2_principal, flow.connect, mirror_maker_object(flow_id)
-    # Both connectors name the flow's own offset-syncs and checkpoints topics through the flow's
-    # replication policy (the image must carry replication-policy/'s jar: docs/generate-apply.md);
-    # Strimzi hands each connector its config as is, so the mm2gov.flow.* keys are unscoped here.
-    policy = {"replication.policy.class": REPLICATION_POLICIES[flow.replication_policy],
-              **mm2_flow_policy_config(flow_id)}
-    offset_syncs = {"offset-syncs.topic.location": "target", "offset-syncs.topic.replication.factor": -1}
-    connector_config = {
-        **policy,
-        "replication.factor": -1,
-        "sync.topic.acls.enabled": "false",
-        "sync.topic.configs.enabled": "true",
-        "emit.offset-syncs.enabled": "true",
-        **offset_syncs,
-        "heartbeats.replication.enabled": "false",  # else `heartbeats` topics pass any topic filter
-        "refresh.topics.interval.seconds": 30,
-    }
-    checkpoint_config = {
-        **policy,
-        **offset_syncs,
-        "emit.checkpoints.enabled": "true",
-        "checkpoints.topic.replication.factor": -1,
-        "sync.group.offsets.enabled": "true",
-    }
-    worker_config: dict[str, Any] = {"config.storage.replication.factor": -1,
-                                      "offset.storage.replication.factor": -1,
-                                      "status.storage.replication.factor": -1}
-    if flow.exactly_once:
-        # KIP-618 on Strimzi's Connect workers (distributed mode: no dedicated-mode key); the source connector
-        # refuses to start unless the worker runs it transactionally and its consumer reads committed records
-        worker_config |= EXACTLY_ONCE_WORKER
-        connector_config |= EXACTLY_ONCE_SOURCE_CONNECTOR
+    # Every connector and worker setting is the table's (model/mm2_settings.py), the flow's own first: both
+    # connectors name the flow's own offset-syncs and checkpoints topics through the flow's replication policy
+    # (the image must carry replication-policy/'s jar: docs/generate-apply.md); Strimzi hands each connector
+    # its config as is, so the mm2gov.flow.* keys are unscoped here. Exactly-once flows (KIP-618) get the
+    # worker's transactions and the source connector's read-committed consumer (distributed mode: no
+    # dedicated-mode key).
+    connector_config = settings_config(flow, Config.SOURCE)
+    checkpoint_config = settings_config(flow, Config.CHECKPOINT)
+    worker_config = settings_config(flow, Config.WORKER)
     return {
         "apiVersion": API_VERSION, "kind": "KafkaMirrorMaker2",
         "metadata": {"name": name, "namespace": strimzi.namespace,

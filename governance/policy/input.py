@@ -10,7 +10,7 @@ from typing import Any
 from governance.config.loader import Inventory
 from governance.config.regex import split_list
 from governance.config.schema import Tenant
-from governance.model import names
+from governance.model import mm2_settings, names
 from governance.model.names import flow_id
 from governance.policy.engine import Violation
 
@@ -39,6 +39,9 @@ def build_input(inventory: Inventory) -> dict[str, Any]:
             "user": [r.to_input() for r in names.RESERVED_USERS],
             "namespace": [r.to_input() for r in names.RESERVED_NAMESPACES],
         },
+        # MirrorMaker 2's settings table (model/mm2_settings.py): admission holds each KafkaMirrorMaker2's
+        # connector and worker configs to it (mirrormaker_settings.rego), never to values of its own.
+        "mm2_settings": mm2_settings.admission_input(),
         # Rules answer with node paths; `resolve_locations` turns them into file:line here,
         # which keeps the input half the size.
         "locations": {},

@@ -39,8 +39,8 @@ def declared_tests() -> set[str]:
 def opa_test(data: Path) -> tuple[int, dict[str, dict[str, Any]]]:
     """`opa test policies/ tests/rego/ DATA`, the acme package's tests only (test_opa.py runs the library's own;
     every module is still compiled together): the exit code and each test's result by name."""
-    done = subprocess.run([str(tools.opa()), "test", "--format=json", "--run", f"^{re.escape(PACKAGE)}\\.",
-                           "policies/", REGO_TESTS, str(data)],
+    done = subprocess.run([str(tools.opa()), "test", "--timeout=120s", "--format=json",
+                           "--run", f"^{re.escape(PACKAGE)}\\.", "policies/", REGO_TESTS, str(data)],
                           cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert done.stdout.lstrip().startswith("["), done.stdout[-4000:] + done.stderr[-4000:]  # ran, compiled
     results = json.loads(done.stdout)

@@ -27,7 +27,7 @@ def test_opa_answers_a_policy_query(stack):
 
 
 def test_opa_test_runs_the_policy_library():
-    done = subprocess.run([str(tools.opa()), "test", "-v", "policies/"], cwd=REPO_ROOT,
+    done = subprocess.run([str(tools.opa()), "test", "--timeout=120s", "-v", "policies/"], cwd=REPO_ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASS" in done.stdout and "FAIL" not in done.stdout

@@ -53,3 +53,49 @@ test_generated_objects_are_not_moved if {
 }
 
 ca_certificate(i) if i.object.metadata.labels["mm2gov.io/kind"] == "ca"
+
+# The settings table, as the webhook pushes it with the repo, holds every
+# generated KafkaMirrorMaker2: with another value for an entry a config is held
+# to, or without an entry a config must carry, it is refused by the entry's
+# rule, with the entry's why. (acme has no exactly_once flow: its entries are
+# tested in mirrormaker_settings_test.rego.)
+test_generated_mirror_makers_are_held_to_the_settings_table if {
+	mirror_makers := [i | some i in inputs; i.kind == "KafkaMirrorMaker2"]
+	count(mirror_makers) == 3
+	count(held_configs(mirror_makers[0])) > 4
+	every i in mirror_makers {
+		every item in held_configs(i) {
+			[entry, _, config] := item
+			other := json.patch(i, [{"op": "add", "path": sprintf("%s/%s", [config, entry.key]), "value": "mm2gov-other"}])
+			refused_by(decide(other), entry)
+		}
+		every item in [item | some item in held_configs(i); item[1].required] {
+			[entry, _, config] := item
+			without := json.patch(i, [{"op": "remove", "path": sprintf("%s/%s", [config, entry.key])}])
+			refused_by(decide(without), entry)
+		}
+	}
+}
+
+# [entry, how it is held, the config's JSON pointer in the input] of every entry
+# held in a config the generated object has.
+held_configs(i) := [[entry, held, config] |
+	some entry in repo.mm2_settings
+	not entry.exactly_once
+	some name, held in entry.held
+	config := config_pointer(i, name)
+]
+
+config_pointer(i, "worker") := "/object/spec/target/config" if is_object(i.object.spec.target.config)
+
+config_pointer(i, name) := sprintf("/object/spec/mirrors/0/%s/config", [name]) if {
+	name != "worker"
+	is_object(i.object.spec.mirrors[0][name].config)
+}
+
+refused_by(d, entry) if {
+	not d.allowed
+	some v in d.violations
+	v.rule == entry.rule
+	contains(v.message, entry.why)
+}

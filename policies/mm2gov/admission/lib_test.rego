@@ -12,9 +12,11 @@ import data.mm2gov.lib.input_test as fx
 
 # A repo with the fields mm2gov adds for the admission rules (governance/policy/
 # input.py): per cluster its bootstrap servers as a list and its Strimzi names,
-# per tenant and flow the names of its credential Secrets. Test data: the names
-# follow one plain scheme here; mm2gov derives them in governance/model/names.py.
+# per tenant and flow the names of its credential Secrets, and MirrorMaker 2's
+# settings table (settings_fixture_test.rego). Test data: the names follow one
+# plain scheme here; mm2gov derives them in governance/model/names.py.
 with_names(r) := object.union(r, {
+	"mm2_settings": mm2_settings,
 	"clusters": {alias: object.union(c, {
 		"bootstrap_server_list": [c.bootstrap_servers],
 		"strimzi_cluster": alias,
