@@ -9,17 +9,17 @@ exclusions, never less; while Kafka 4 given the legacy file as is ignores the bl
 
 from __future__ import annotations
 
-import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from governance import tools
 from governance.compile.mm2 import GROUPS_EXCLUDE, TOPICS_EXCLUDE
 from governance.config.regex import java_list_matcher, split_list
 from governance.devstack import tools as devstack_tools
 from governance.importer import REMOVED_IN_KAFKA_4
-from tests.conftest import run_cli
+from tests.tools.in_process import run_in_process
+from tests.tools.jshell import ask
 
 pytestmark = pytest.mark.integration
 
@@ -52,36 +52,93 @@ CASES = {
 }
 
 
-def jshell(classpath: str, script: str) -> list[str]:
-    shell = tools.java().resolve().with_name("jshell")
-    done = subprocess.run([str(shell), "-q", "--class-path", classpath, "-"], input=script + "\n/exit\n",
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return [line for line in done.stdout.splitlines() if line.startswith("@")]
-
-
 def _java_strings(names: list[str]) -> str:
     return ", ".join(f'"{n}"' for n in names)
 
 
-def kafka3_filters(path: Path) -> tuple[set[str], set[str]]:
-    """(topics, groups) Kafka 3.9.2's MM2 passes for the src->dst pair of the file at `path`."""
-    mirror = "org.apache.kafka.connect.mirror"
-    lines = jshell(devstack_tools.kafka3().classpath, "\n".join([
-        f'var config = new {mirror}.MirrorMakerConfig(org.apache.kafka.common.utils.Utils.propsToStringMap('
+MIRROR = "org.apache.kafka.connect.mirror"
+
+
+def filters_script(path: Path) -> str:
+    """Prints the topics and groups a Kafka's MM2 passes for the src->dst pair of the file at `path`."""
+    return "\n".join([
+        f'var config = new {MIRROR}.MirrorMakerConfig(org.apache.kafka.common.utils.Utils.propsToStringMap('
         f'org.apache.kafka.common.utils.Utils.loadProps("{path}")));',
-        f'var pair = new {mirror}.SourceAndTarget("src", "dst");',
-        f"var topics = new {mirror}.DefaultTopicFilter();",
-        f"topics.configure(config.connectorBaseConfig(pair, {mirror}.MirrorSourceConnector.class));",
-        f"var groups = new {mirror}.DefaultGroupFilter();",
-        f"groups.configure(config.connectorBaseConfig(pair, {mirror}.MirrorCheckpointConnector.class));",
+        f'var pair = new {MIRROR}.SourceAndTarget("src", "dst");',
+        f"var topics = new {MIRROR}.DefaultTopicFilter();",
+        f"topics.configure(config.connectorBaseConfig(pair, {MIRROR}.MirrorSourceConnector.class));",
+        f"var groups = new {MIRROR}.DefaultGroupFilter();",
+        f"groups.configure(config.connectorBaseConfig(pair, {MIRROR}.MirrorCheckpointConnector.class));",
         f"for (var n : new String[]{{{_java_strings(TOPICS)}}}) "
         'if (topics.shouldReplicateTopic(n)) System.out.println("@topic " + n);',
         f"for (var n : new String[]{{{_java_strings(GROUPS)}}}) "
         'if (groups.shouldReplicateGroup(n)) System.out.println("@group " + n);',
-    ]))
-    return ({line.split(" ", 1)[1] for line in lines if line.startswith("@topic ")},
-            {line.split(" ", 1)[1] for line in lines if line.startswith("@group ")})
+    ])
+
+
+# Every key MM2's own ConfigDefs define (connectors, filters, MirrorMakerConfig), printed by a Kafka's jars.
+CONFIG_NAMES_SCRIPT = "\n".join([
+    "var names = new java.util.TreeSet<String>();",
+    "for (var name : new String[]{" + _java_strings(
+        ["MirrorSourceConfig", "MirrorCheckpointConfig", "MirrorHeartbeatConfig", "MirrorMakerConfig",
+         "DefaultTopicFilter$TopicFilterConfig", "DefaultGroupFilter$GroupFilterConfig",
+         "DefaultConfigPropertyFilter$ConfigPropertyFilterConfig"]) + "}) {",
+    f'  for (var field : Class.forName("{MIRROR}." + name).getDeclaredFields()) {{',
+    "    if (java.lang.reflect.Modifier.isStatic(field.getModifiers())"
+    " && field.getType() == org.apache.kafka.common.config.ConfigDef.class) {",
+    "      field.setAccessible(true);",
+    "      var def = (org.apache.kafka.common.config.ConfigDef) field.get(null);",
+    "      if (def != null) names.addAll(def.names());",
+    "    }",
+    "  }",
+    "}",
+    'for (var n : names) System.out.println("@" + n);',
+])
+DEFAULT_EXCLUDES_SCRIPT = (f'System.out.println("@topics " + {MIRROR}.DefaultTopicFilter.TOPICS_EXCLUDE_DEFAULT);'
+                           f'\nSystem.out.println("@groups " + {MIRROR}.DefaultGroupFilter.GROUPS_EXCLUDE_DEFAULT);')
+
+
+@dataclass(frozen=True)
+class KafkaAnswers:
+    """What one Kafka's MM2 code answered, asked in one jshell (tests/tools/jshell.py says why)."""
+
+    filters: dict[str, tuple[set[str], set[str]]]  # per legacy case: (topics, groups) its MM2 passes
+    config_names: set[str]
+    default_excludes: dict[str, list[str]]
+
+
+def ask_kafka(classpath: str, legacy: dict[str, Path]) -> KafkaAnswers:
+    scripts = {f"filters {i}": filters_script(path) for i, path in enumerate(legacy.values())}
+    answers = ask(classpath, {**scripts, "config names": CONFIG_NAMES_SCRIPT, "defaults": DEFAULT_EXCLUDES_SCRIPT})
+    filters = {}
+    for case, name in zip(legacy, scripts, strict=True):
+        lines = answers[name]
+        filters[case] = ({line.split(" ", 1)[1] for line in lines if line.startswith("@topic ")},
+                         {line.split(" ", 1)[1] for line in lines if line.startswith("@group ")})
+    defaults = {kind[1:]: split_list(value) for kind, value in (line.split(" ", 1) for line in answers["defaults"])}
+    return KafkaAnswers(filters, {line[1:] for line in answers["config names"]}, defaults)
+
+
+@pytest.fixture(scope="module")
+def legacy_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Each case's legacy file, as the replication guides write them for Kafka 3.x."""
+    root = tmp_path_factory.mktemp("legacy")
+    files = {case: root / f"legacy-{i}.properties" for i, case in enumerate(CASES)}
+    for case, path in files.items():
+        path.write_text(HEAD + CASES[case])
+    return files
+
+
+@pytest.fixture(scope="module")
+def kafka3(legacy_files: dict[str, Path]) -> KafkaAnswers:
+    """Kafka 3.9.2's MM2 on every legacy file, its config keys and its default exclusions."""
+    return ask_kafka(devstack_tools.kafka3().classpath, legacy_files)
+
+
+@pytest.fixture(scope="module")
+def kafka4() -> KafkaAnswers:
+    """The pinned Kafka 4's config keys and default exclusions (its filters: the Java oracle's, below)."""
+    return ask_kafka(devstack_tools.kafka().classpath, {})
 
 
 def kafka4_filters(java_oracle, path: Path) -> tuple[set[str], set[str]]:
@@ -92,16 +149,15 @@ def kafka4_filters(java_oracle, path: Path) -> tuple[set[str], set[str]]:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_generated_flow_excludes_what_the_legacy_mm2_excluded(java_oracle, tmp_path, case):
-    legacy = tmp_path / "legacy.properties"
-    legacy.write_text(HEAD + CASES[case])
-    imported = run_cli("import", str(legacy), "--out", str(tmp_path / "repo"))
+def test_generated_flow_excludes_what_the_legacy_mm2_excluded(java_oracle, kafka3, legacy_files, tmp_path, case):
+    # import and generate through the CLI's main() in this process (as a process: tests/unit/test_importer.py)
+    imported = run_in_process("import", str(legacy_files[case]), "--out", str(tmp_path / "repo"))
     assert imported.returncode == 0, imported.stderr
-    generated = run_cli("generate", str(tmp_path / "repo"), "--out", str(tmp_path / "out"))
+    generated = run_in_process("generate", str(tmp_path / "repo"), "--out", str(tmp_path / "out"))
     assert generated.returncode == 0, generated.stderr
     [flow_file] = (tmp_path / "out" / "mm2").glob("*.properties")
 
-    legacy_topics, legacy_groups = kafka3_filters(legacy)
+    legacy_topics, legacy_groups = kafka3.filters[case]
     flow_topics, flow_groups = kafka4_filters(java_oracle, flow_file)
     own_topics = java_list_matcher(split_list(TOPICS_EXCLUDE))
     own_groups = java_list_matcher(split_list(GROUPS_EXCLUDE))
@@ -111,57 +167,26 @@ def test_generated_flow_excludes_what_the_legacy_mm2_excluded(java_oracle, tmp_p
     assert flow_groups == {g for g in legacy_groups if not own_groups(g)}, (case, legacy_groups, flow_groups)
 
 
-def test_kafka_4_ignores_the_legacy_blacklists(java_oracle, tmp_path):
+def test_kafka_4_ignores_the_legacy_blacklists(java_oracle, kafka3, legacy_files):
     """Why import translates them: the 4.x MM2 given the legacy file as is replicates what 3.x excluded."""
-    legacy = tmp_path / "legacy.properties"
-    legacy.write_text(HEAD + CASES["top-level blacklists"])
-    legacy_topics, legacy_groups = kafka3_filters(legacy)
-    as_is_topics, as_is_groups = kafka4_filters(java_oracle, legacy)
+    case = "top-level blacklists"
+    legacy_topics, legacy_groups = kafka3.filters[case]
+    as_is_topics, as_is_groups = kafka4_filters(java_oracle, legacy_files[case])
     assert {"pay.secret.keys", "pay.secrets", "pay.tmp.1"} <= as_is_topics - legacy_topics
     assert "imported-test-1" in as_is_groups - legacy_groups
 
 
-def config_names(classpath: str) -> set[str]:
-    """Every key MM2's own ConfigDefs define (connectors, filters, MirrorMakerConfig) in this Kafka's jars."""
-    mirror = "org.apache.kafka.connect.mirror"
-    classes = ["MirrorSourceConfig", "MirrorCheckpointConfig", "MirrorHeartbeatConfig", "MirrorMakerConfig",
-               "DefaultTopicFilter$TopicFilterConfig", "DefaultGroupFilter$GroupFilterConfig",
-               "DefaultConfigPropertyFilter$ConfigPropertyFilterConfig"]
-    lines = jshell(classpath, "\n".join([
-        "var names = new java.util.TreeSet<String>();",
-        f"for (var name : new String[]{{{_java_strings(classes)}}}) {{",
-        f'  for (var field : Class.forName("{mirror}." + name).getDeclaredFields()) {{',
-        "    if (java.lang.reflect.Modifier.isStatic(field.getModifiers())"
-        " && field.getType() == org.apache.kafka.common.config.ConfigDef.class) {",
-        "      field.setAccessible(true);",
-        "      var def = (org.apache.kafka.common.config.ConfigDef) field.get(null);",
-        "      if (def != null) names.addAll(def.names());",
-        "    }",
-        "  }",
-        "}",
-        'for (var n : names) System.out.println("@" + n);',
-    ]))
-    return {line[1:] for line in lines}
-
-
-def test_import_knows_every_mm2_key_kafka_4_removed():
+def test_import_knows_every_mm2_key_kafka_4_removed(kafka3, kafka4):
     """The keys 3.9's MM2 defines and 4.x's does not are the blacklists import translates and the ones it
     explains (REMOVED_IN_KAFKA_4); a key removed by a later 4.x would fail this until import knows it."""
-    removed = config_names(devstack_tools.kafka3().classpath) - config_names(devstack_tools.kafka().classpath)
+    removed = kafka3.config_names - kafka4.config_names
     translated = {"topics.blacklist", "groups.blacklist", "config.properties.blacklist"}
     assert removed == translated | set(REMOVED_IN_KAFKA_4), removed
 
 
-def default_excludes(classpath: str) -> dict[str, list[str]]:
-    mirror = "org.apache.kafka.connect.mirror"
-    lines = jshell(classpath, f'System.out.println("@topics " + {mirror}.DefaultTopicFilter.TOPICS_EXCLUDE_DEFAULT);'
-                              f'\nSystem.out.println("@groups " + {mirror}.DefaultGroupFilter.GROUPS_EXCLUDE_DEFAULT);')
-    return {kind[1:]: split_list(value) for kind, value in (line.split(" ", 1) for line in lines)}
-
-
-def test_mm2govs_own_exclusions_hold_kafkas_defaults():
+def test_mm2govs_own_exclusions_hold_kafkas_defaults(kafka3, kafka4):
     """GROUPS_EXCLUDE is MM2's default groups.exclude in 3.9 and 4.x alike (a flow's groups.exclude starts with it),
     and TOPICS_EXCLUDE starts with 3.x's default topics.exclude, which 4.x narrowed."""
-    old, new = default_excludes(devstack_tools.kafka3().classpath), default_excludes(devstack_tools.kafka().classpath)
+    old, new = kafka3.default_excludes, kafka4.default_excludes
     assert old["groups"] == new["groups"] == split_list(GROUPS_EXCLUDE)
     assert split_list(TOPICS_EXCLUDE)[:3] == old["topics"] != new["topics"], (old, new)
