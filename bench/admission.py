@@ -48,7 +48,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
 
-from governance.admission.review import TenantIndex, parse_review, policy_input  # noqa: E402
+from governance.admission.envelope import parse_review  # noqa: E402
+from governance.admission.facts import policy_input  # noqa: E402
 from governance.devstack.files import write_private  # noqa: E402
 from governance.devstack.opa import OpaServer  # noqa: E402
 from governance.devstack.process import free_port  # noqa: E402
@@ -161,8 +162,7 @@ def main() -> None:
         namespaces = acme_objects.namespaces(repo)
         for name, labels in namespaces.items():
             core.create_namespace({"metadata": {"name": name, "labels": labels}})
-        document = acme_objects.repo_document(repo)
-        index = TenantIndex.from_document(document)
+        index = acme_objects.tenant_index(repo)
         items = reviews(repo)
         bodies = [json.dumps(review, separators=(",", ":")).encode() for review, _ in items]
         inputs = []

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from governance.admission.facts import policy_input
 from governance.admission.namespaces import NamespaceSource, namespace_source
 from governance.admission.opa import OpaConnection
-from governance.admission.review import policy_input
 from governance.admission.sync import RepoSync
 
 log = logging.getLogger("mm2gov.admission")

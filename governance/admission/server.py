@@ -23,7 +23,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from governance.admission.decider import AdmissionDecider, Verdict
-from governance.admission.review import MAX_BODY_BYTES, BadReview, denial_message, parse_review, response
+from governance.admission.envelope import MAX_BODY_BYTES, BadReview, denial_message, parse_review, response
 
 log = logging.getLogger("mm2gov.admission")
 # How long a thread may hold the GIL while another waits for it. Requests are short bursts of

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from governance.admission.opa import OpaConnection
-from governance.admission.review import TenantIndex
+from governance.admission.ownership import TenantIndex
 from governance.config import load_inventory
 from governance.errors import MM2GovError
 from governance.model.tenancy import MalformedDecision, parse_tenancy
@@ -84,7 +84,8 @@ class RepoSync:
     def _consider(self, signature: tuple) -> bool:
         """Adopt or refuse the repo on disk; False when it could not be judged (OPA down): retried."""
         try:
-            candidate = build_input(load_inventory(self.repo))
+            inventory = load_inventory(self.repo)
+            candidate = build_input(inventory)
         except MM2GovError as exc:
             self.signature = signature
             self._refuse(f"it does not load: {str(exc).splitlines()[0][:300]}")
@@ -113,12 +114,12 @@ class RepoSync:
             self._refuse(f"it has {count} high or critical violation(s): {', '.join(blocking[:10])}")
             return True
         try:  # the one strict parser every command uses: a malformed decision is never put in force
-            parse_tenancy(decision.get("scopes"))
+            tenancy = parse_tenancy(decision.get("scopes"))
         except MalformedDecision as exc:
             self._refuse(f"its policy decision is malformed ({exc})")
             return True
         self.document, self.scopes, self.loaded = candidate, decision.get("scopes"), False
-        self.index = TenantIndex.from_document(candidate)
+        self.index = TenantIndex.of(tenancy, inventory.clusters)
         self.state.refused = ""
         self.state.adopted += 1
         self.state.adopted_at = time.time()

@@ -276,8 +276,8 @@ def test_strimzi_objects_are_valid_and_admitted_and_hold_each_flow_to_its_delive
     from kubernetes import client
 
     from governance.admission.decider import AdmissionDecider
+    from governance.admission.envelope import parse_review
     from governance.admission.namespaces import StaticNamespaces
-    from governance.admission.review import parse_review
     from governance.policy.bundle import builtin_modules
     from governance.policy.opa import OpaEngine
 

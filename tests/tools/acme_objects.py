@@ -54,12 +54,20 @@ def _state(repo: Path, opa_url: str | None):
     blocking = decision.at_or_above("high")
     if blocking:
         raise RuntimeError(f"{repo} has high or critical violations: {blocking}")
-    return inventory, compile_desired(inventory, decision)
+    return inventory, compile_desired(inventory, decision), decision.tenancy
 
 
 def strimzi_objects(repo: Path = ACME, opa_url: str | None = None) -> list[dict[str, Any]]:
     """What `mm2gov generate REPO` writes to OUT/strimzi/, in its order."""
     return copy.deepcopy(_state(repo, opa_url)[1].strimzi)
+
+
+def tenant_index(repo: Path = ACME, opa_url: str | None = None):
+    """Who owns what in REPO's decided tenancy, as the webhook's sync builds it (admission/ownership.py)."""
+    from governance.admission.ownership import TenantIndex
+
+    inventory, _, tenancy = _state(repo, opa_url)
+    return TenantIndex.of(tenancy, inventory.clusters)
 
 
 def secret_objects(repo: Path = ACME, opa_url: str | None = None) -> list[dict[str, Any]]:
@@ -70,7 +78,7 @@ def secret_objects(repo: Path = ACME, opa_url: str | None = None) -> list[dict[s
     from governance.secrets.store import SecretDoc
     from governance.secrets.values import SecretValue
 
-    inventory, state = _state(repo, opa_url)
+    inventory, state, _ = _state(repo, opa_url)
     placed = placement(state, inventory.clusters)
     docs: list[SecretDoc] = []
     for alias, principals in sorted(state.scram_users().items()):
@@ -128,12 +136,11 @@ def admission_review(obj: dict[str, Any], uid: str = "acme", operation: str = "C
             "request": admission_request(obj, uid, operation)}
 
 
-def policy_inputs(objects: list[dict[str, Any]], document: dict[str, Any],
-                  labels: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
-    """The admission input the webhook asks OPA with for each object (as created)."""
-    from governance.admission.review import TenantIndex, parse_review, policy_input
+def policy_inputs(objects: list[dict[str, Any]], index: Any, labels: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """The admission input the webhook asks OPA with for each object (as created); `index`: tenant_index()."""
+    from governance.admission.envelope import parse_review
+    from governance.admission.facts import policy_input
 
-    index = TenantIndex.from_document(document)
     inputs = []
     for obj in objects:
         request = parse_review(json.dumps(admission_review(obj)).encode())

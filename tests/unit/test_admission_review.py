@@ -10,18 +10,13 @@ import threading
 import pytest
 
 from governance.admission.decider import parse_verdict
+from governance.admission.envelope import MAX_NESTING, BadReview, _depth_ok, denial_message, parse_review, response
+from governance.admission.facts import MAX_ITEMS, policy_input
 from governance.admission.opa import OpaConnection
-from governance.admission.review import (
-    MAX_ITEMS,
-    MAX_NESTING,
-    BadReview,
-    TenantIndex,
-    _depth_ok,
-    denial_message,
-    parse_review,
-    policy_input,
-    response,
-)
+from governance.admission.ownership import TenantIndex
+from governance.config.schema import Cluster
+from governance.model import names
+from tests.tools import scopes
 
 
 def review(**request) -> bytes:
@@ -71,38 +66,40 @@ def test_a_secret_reaches_the_policy_without_its_values():
 
 # ---- the tenant in a Strimzi namespace: the repo's owner of what the object is --------------------
 
-DOCUMENT = {
-    "clusters": {"cloud": {"strimzi_namespace": "kafka-cloud"}, "onprem": {"strimzi_namespace": None}},
-    "tenants": {
-        "payments": {"topic_prefixes": ["payments."], "principals": [{"name": "User:payments-app"}],
-                     "names": {"principal_secrets": [["scram-cloud-payments--app"]]},
-                     "flows": [{"id": "payments-onprem-to-cloud", "mm2_user": "mm2-payments-onprem-to-cloud",
-                                "mm2_secrets": ["scram-cloud-mm2-payments"], "internal_prefix": "mm2gov.payments-x.",
-                                "remote_topic_prefixes": ["onprem.payments."]}]},
-        "marketing": {"topic_prefixes": ["marketing.", "shared."], "principals": [{"name": "User:marketing-app"}],
-                      "names": {"principal_secrets": [["scram-cloud-marketing--app"]]}, "flows": []},
-        "copycat": {"topic_prefixes": ["shared."], "principals": [], "flows": []},
-    },
-}
+def _cluster(alias: str, strimzi: bool) -> Cluster:
+    return Cluster.model_validate({
+        "bootstrap_servers": f"{alias}:9093", "zone": alias,
+        "security": {"protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512", "ca_secret": f"{alias}-ca"},
+        **({"strimzi": {"namespace": f"kafka-{alias}", "cluster": alias}} if strimzi else {})})
+
+
+CLUSTERS = {"cloud": _cluster("cloud", strimzi=True), "onprem": _cluster("onprem", strimzi=False)}
+TENANCY = scopes.tenancy(
+    scopes.tenant_scope("payments", flows=[scopes.flow_scope("payments", "onprem", "cloud")]),
+    scopes.tenant_scope("marketing", ["marketing.", "shared."]),
+    scopes.tenant_scope("copycat", ["shared."], principals=[]),
+)
+FLOW = names.flow_id("payments", "onprem", "cloud")
 
 
 @pytest.mark.parametrize("kind, name, spec, owner", [
-    ("KafkaMirrorMaker2", "payments-onprem-to-cloud", {}, "payments"),
+    ("KafkaMirrorMaker2", FLOW, {}, "payments"),
     ("KafkaMirrorMaker2", "payments-everything", {}, ""),
     ("KafkaUser", "payments-app", {}, "payments"),
-    ("KafkaUser", "mm2-payments-onprem-to-cloud", {}, "payments"),
+    ("KafkaUser", names.mm2_user(FLOW), {}, "payments"),
     ("KafkaUser", "nobody", {}, ""),
     ("KafkaTopic", "x", {"topicName": "onprem.payments.orders"}, "payments"),
     ("KafkaTopic", "marketing.leads", {}, "marketing"),
-    ("KafkaTopic", "mm2gov.payments-x.configs", {"topicName": ""}, "payments"),
+    ("KafkaTopic", names.mm2_internal_prefix(FLOW) + "configs", {"topicName": ""}, "payments"),
     ("KafkaTopic", "shared.x", {}, ""),  # two tenants claim the prefix: neither owns it
     ("KafkaTopic", "payments", {}, ""),
-    ("Secret", "scram-cloud-payments--app", {}, "payments"),
-    ("Secret", "scram-cloud-mm2-payments", {}, "payments"),
+    ("Secret", names.scram_secret("cloud", "User:payments-app"), {}, "payments"),
+    ("Secret", names.tls_secret("onprem", "User:marketing-app"), {}, "marketing"),
+    ("Secret", names.scram_secret("cloud", names.mm2_principal(FLOW)), {}, "payments"),
     ("Secret", "cloud-cluster-ca", {}, ""),
 ])
 def test_owner_in_a_strimzi_namespace(kind, name, spec, owner):
-    index = TenantIndex.from_document(DOCUMENT)
+    index = TenantIndex.of(TENANCY, CLUSTERS)
     obj = {"kind": kind, "metadata": {"name": name, "labels": {"mm2gov.io/tenant": "marketing"}}, "spec": spec}
     request = parse_review(review(kind={"group": "", "version": "v1", "kind": kind}, name=name, object=obj))
     document = policy_input(request, {}, index)

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from governance.admission.decider import AdmissionDecider
+from governance.admission.envelope import parse_review
 from governance.admission.namespaces import StaticNamespaces
-from governance.admission.review import parse_review
 from governance.compile.desired import DesiredState, compile_desired
 from governance.config import load_inventory
 from governance.config.regex import Alternative, analyse, java_list_matcher

@@ -39,7 +39,7 @@ namespace := string_field("namespace")
 
 # The tenant the webhook resolved: its namespace's mm2gov.io/tenant label as the
 # API server has it, or in a Strimzi namespace the repo's owner of what the
-# object is (governance/admission/review.py). Never the object's own label:
+# object is (governance/admission/ownership.py). Never the object's own label:
 # whoever writes an object writes its labels.
 tenant_name := string_field("tenant")
 

@@ -43,7 +43,7 @@ user_secrets(r, user) := sort([sprintf("%s-%s-%s", [kind, alias, user]) |
 repo := with_names(fx.base)
 
 # A request as mm2gov's webhook sends it, with the facts it computes from the
-# object (here by test helpers that do what governance/admission/review.py does).
+# object (here by test helpers that do what governance/admission/facts.py does).
 request(kind, name, tenant, obj) := {
 	"operation": "CREATE",
 	"kind": kind,
