@@ -84,9 +84,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.section("per-worker timeline (seconds from the first test)")
     for worker, modules in sorted(_TIMELINE.items()):
         end = max(span[1] for span in modules.values()) - begin
-        slowest = sorted(modules.items(), key=lambda kv: kv[1][0] - kv[1][1])[:12]
-        terminalreporter.write_line(f"{worker}: {len(modules)} modules, last test ended at {end:.0f} s")
-        for module, (start, stop) in sorted(slowest, key=lambda kv: kv[1][0]):
+        slow = [(module, span) for module, span in modules.items() if span[1] - span[0] >= 10]
+        terminalreporter.write_line(f"{worker}: {len(modules)} modules, last test ended at {end:.0f} s; "
+                                    f"those of 10 s or more:")
+        for module, (start, stop) in sorted(slow, key=lambda kv: kv[1][0]):
             terminalreporter.write_line(f"  {start - begin:6.0f} .. {stop - begin:6.0f}  {module}")
 
 
