@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import os
+import resource
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -62,33 +64,62 @@ def _schedule_rank(item: pytest.Item) -> tuple[int, int]:
     return (1 if "integration" in item.path.parts else 2), 0
 
 
-_TIMELINE: dict[str, dict[str, list[float]]] = {}  # worker -> module -> [first start, last stop]
+@dataclass
+class _Span:
+    """One module on one worker: from its first test's start to its last one's stop, and the CPU seconds the
+    worker used meanwhile (its own and its reaped children's: CLI runs, MM2s, jshell; not the session's
+    stack or SparkSession, which live until the end)."""
+
+    start: float
+    stop: float
+    cpu_before: float
+    cpu_after: float
+
+
+_TIMELINE: dict[str, dict[str, _Span]] = {}  # worker -> module -> span
+_WORKER_CPU: dict[str, float] = {}  # worker -> its CPU seconds at its last report
+
+
+def _cpu_seconds() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """On a worker: each report carries the worker's CPU seconds so far, for the controller's timeline."""
+    outcome = yield
+    outcome.get_result().user_properties.append(("cpu_seconds", _cpu_seconds()))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """On the xdist controller: when each worker ran each module (for the timeline in the summary)."""
+    """On the xdist controller: when each worker ran each module, and its CPU (for the timeline)."""
     worker = getattr(getattr(report, "node", None), "gateway", None)
     if worker is None:
         return
+    cpu = dict(report.user_properties).get("cpu_seconds", 0.0)
     module = report.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
-    span = _TIMELINE.setdefault(worker.id, {}).setdefault(module, [report.start, report.stop])
-    span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
+    before = _WORKER_CPU.get(worker.id, 0.0)
+    span = _TIMELINE.setdefault(worker.id, {}).setdefault(module, _Span(report.start, report.stop, before, cpu))
+    span.start, span.stop, span.cpu_after = min(span.start, report.start), max(span.stop, report.stop), cpu
+    _WORKER_CPU[worker.id] = cpu
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Per worker: when it finished and its slowest modules, so SLOWEST_FIRST can be rebalanced from a real
-    run (a worker that idles at the end is wall time lost)."""
+    """Per worker: when it finished and its slow modules with their CPU, so SLOWEST_FIRST can be rebalanced
+    from a real run (a worker that idles at the end is wall time lost) and cuts aimed at what costs."""
     if not _TIMELINE:
         return
-    begin = min(span[0] for modules in _TIMELINE.values() for span in modules.values())
-    terminalreporter.section("per-worker timeline (seconds from the first test)")
+    begin = min(span.start for modules in _TIMELINE.values() for span in modules.values())
+    terminalreporter.section("per-worker timeline (seconds from the first test; CPU seconds of the worker)")
     for worker, modules in sorted(_TIMELINE.items()):
-        end = max(span[1] for span in modules.values()) - begin
-        slow = [(module, span) for module, span in modules.items() if span[1] - span[0] >= 10]
+        end = max(span.stop for span in modules.values()) - begin
+        slow = [(module, span) for module, span in modules.items() if span.stop - span.start >= 10]
         terminalreporter.write_line(f"{worker}: {len(modules)} modules, last test ended at {end:.0f} s; "
                                     f"those of 10 s or more:")
-        for module, (start, stop) in sorted(slow, key=lambda kv: kv[1][0]):
-            terminalreporter.write_line(f"  {start - begin:6.0f} .. {stop - begin:6.0f}  {module}")
+        for module, span in sorted(slow, key=lambda kv: kv[1].start):
+            terminalreporter.write_line(f"  {span.start - begin:6.0f} .. {span.stop - begin:6.0f}  "
+                                        f"cpu {span.cpu_after - span.cpu_before:5.0f}  {module}")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
