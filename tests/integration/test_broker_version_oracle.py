@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import subprocess
 
+from devstack import tools as devstack_tools
 from governance import tools
-from governance.devstack import tools as devstack_tools
 from governance.kafka.version import APIS, METADATA_VERSIONS
 
 

@@ -24,8 +24,8 @@ import pytest
 import yaml
 from confluent_kafka import KafkaException, Producer
 
-from governance.devstack.mirrormaker import MirrorMaker
-from governance.devstack.repo import write_stack_repo
+from devstack.mirrormaker import MirrorMaker
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, delete_acls, describe_acls
 from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_principal, mm2_transactional_ids, mm2_user, scram_secret

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from devstack import tools as devstack_tools
 from governance import tools
 from governance.compile.mm2 import GROUPS_EXCLUDE, TOPICS_EXCLUDE
 from governance.config.regex import java_list_matcher, split_list
-from governance.devstack import tools as devstack_tools
 from governance.importer import REMOVED_IN_KAFKA_4
 from tests.conftest import run_cli
 

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from governance.devstack import tools
-from governance.devstack.kafka import ADMIN_USER, KafkaCluster
-from governance.devstack.process import free_port
-from governance.devstack.repo import tenant_yaml, write_stack_repo
-from governance.devstack.stack import CA_SECRET_NAME
+from devstack import tools
+from devstack.kafka import ADMIN_USER, KafkaCluster
+from devstack.process import free_port
+from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.stack import CA_SECRET_NAME
 from governance.kafka.admin import admin_client, create_topics, describe_acls, scram_users
 from governance.kafka.records import Record, produce, read
 from governance.kafka.version import MINIMUM_OVERRIDE_ENV

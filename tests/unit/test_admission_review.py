@@ -544,10 +544,10 @@ def served(acme_copy, tmp_path):
     """The webhook's HTTPS server in this process, with a stand-in OPA."""
     import ssl
 
+    from devstack.files import write_private
     from governance.admission.decider import AdmissionDecider
     from governance.admission.namespaces import StaticNamespaces
     from governance.admission.server import WebhookServer, tls_context
-    from governance.devstack.files import write_private
     from governance.secrets.pki import issue_cert, new_ca
 
     ca = new_ca("test CA")
