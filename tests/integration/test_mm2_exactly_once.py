@@ -276,10 +276,10 @@ def test_strimzi_objects_are_valid_and_admitted_and_hold_each_flow_to_its_delive
     from kubernetes import client
 
     from governance.admission.decider import AdmissionDecider
-    from governance.admission.namespaces import StaticNamespaces
     from governance.admission.review import parse_review
     from governance.policy.bundle import builtin_modules
     from governance.policy.opa import OpaEngine
+    from tests.tools.namespaces import StaticNamespaces
 
     run = uuid.uuid4().hex[:5]
     eos, alo = f"seos{run}", f"salo{run}"
