@@ -3,9 +3,9 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-INSTALL := governance/devstack/install
+INSTALL := devstack/install
 export MM2GOV_CACHE ?= $(HOME)/.cache/mm2gov
-UV := $(MM2GOV_CACHE)/uv-$(shell sed -n 's/^UV_VERSION=//p' $(INSTALL)/versions.env)/bin/uv
+UV := $(MM2GOV_CACHE)/uv-$(shell sed -n 's/^UV_VERSION=//p' governance/versions.env)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 
 .PHONY: setup python-env components lock test test-random test-fast test-unit lint demo bench clean
@@ -25,7 +25,7 @@ components:
 	bash $(INSTALL)/all.sh
 
 lint: python-env
-	$(BIN)/ruff check governance spark_audit tests bench
+	$(BIN)/ruff check governance spark_audit devstack tests bench
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/mypy
 
@@ -38,7 +38,7 @@ lint: python-env
 # (16:58 against 15:50: they start the three heaviest fixtures at once). PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 2
 test: setup
-	$(BIN)/ruff check governance spark_audit tests bench
+	$(BIN)/ruff check governance spark_audit devstack tests bench
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/mypy
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
@@ -53,7 +53,7 @@ test-unit: python-env
 
 # Two workers (tests spread one by one): 951 unit tests in 50 s against 91 s in one process (2026-11-25).
 test-fast: python-env ## the inner loop: lint and the unit tests that need no JVM
-	$(BIN)/ruff check governance spark_audit tests bench
+	$(BIN)/ruff check governance spark_audit devstack tests bench
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/mypy
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) -m "not integration and not spark"

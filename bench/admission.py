@@ -48,13 +48,13 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
 
+from devstack.files import write_private  # noqa: E402
+from devstack.opa import OpaServer  # noqa: E402
+from devstack.process import free_port  # noqa: E402
+from devstack.stack import Stack, StackSpec  # noqa: E402
+from devstack.tools import cache_dir  # noqa: E402
 from governance.admission.envelope import parse_review  # noqa: E402
 from governance.admission.facts import policy_input  # noqa: E402
-from governance.devstack.files import write_private  # noqa: E402
-from governance.devstack.opa import OpaServer  # noqa: E402
-from governance.devstack.process import free_port  # noqa: E402
-from governance.devstack.stack import Stack, StackSpec  # noqa: E402
-from governance.devstack.tools import cache_dir  # noqa: E402
 from governance.secrets.pki import issue_cert  # noqa: E402
 from tests.tools import acme_objects  # noqa: E402
 

@@ -10,7 +10,7 @@ records over 4 partitions with a tenant-marker header, then, in the same run:
   consumer's rate.
 - cluster: the same scan on local[2], on a Spark standalone cluster with one worker and on one with
   two workers (one core each, every daemon and executor its own JVM, started from pyspark's own
-  distribution on loopback: `governance/devstack/spark_cluster.py`), `--runs` times each after a
+  distribution on loopback: `devstack/spark_cluster.py`), `--runs` times each after a
   warm-up scan. Every scan's answer (records, marked records, an XOR of the per-record hashes)
   must be the same in every mode. Prints the best records/s of each, the 2-worker/1-worker ratio,
   the cores each side kept busy during the best run (executors, the broker, the driver, and every
@@ -43,10 +43,10 @@ from pyspark import SparkContext  # noqa: E402
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
-from governance.devstack import tools  # noqa: E402
-from governance.devstack.cpu import group_cpu_seconds, machine_busy_seconds, process_cpu_seconds  # noqa: E402
-from governance.devstack.spark_cluster import SparkStandalone  # noqa: E402
-from governance.devstack.stack import Stack, StackSpec  # noqa: E402
+from devstack import tools  # noqa: E402
+from devstack.cpu import group_cpu_seconds, machine_busy_seconds, process_cpu_seconds  # noqa: E402
+from devstack.spark_cluster import SparkStandalone  # noqa: E402
+from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from spark_audit import records as scan_options  # noqa: E402
 from spark_audit.records import offset_window, read_records  # noqa: E402

@@ -23,11 +23,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
 
 from bench.policy import write_repo  # noqa: E402
+from devstack.repo import write_stack_repo  # noqa: E402
+from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.compile.desired import compile_desired  # noqa: E402
 from governance.compile.write import write_outputs  # noqa: E402
 from governance.config import load_inventory  # noqa: E402
-from governance.devstack.repo import write_stack_repo  # noqa: E402
-from governance.devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.apply import apply_state  # noqa: E402
 from governance.policy.decide import decide  # noqa: E402
 from governance.secrets.store import DirSecretStore  # noqa: E402

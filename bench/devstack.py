@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (bench/secrets.py: stdlib name)
 
-from governance.devstack.process import group_members  # noqa: E402
-from governance.devstack.stack import Stack, StackSpec  # noqa: E402
+from devstack.process import group_members  # noqa: E402
+from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 
 

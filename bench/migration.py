@@ -51,8 +51,8 @@ sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would sha
 import javaproperties  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
-from governance.devstack.repo import write_stack_repo  # noqa: E402
-from governance.devstack.stack import Stack, StackSpec  # noqa: E402
+from devstack.repo import write_stack_repo  # noqa: E402
+from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from governance.model.names import flow_id, remote_name  # noqa: E402
 

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
 
-from governance.devstack.oracle import JavaOracle  # noqa: E402
+from devstack.oracle import JavaOracle  # noqa: E402
 
 Case = tuple[str, list[str], list[str]]  # LIST value, names asked, names that must match
 

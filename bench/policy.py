@@ -30,8 +30,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
 
+from devstack import tools  # noqa: E402
 from governance.config import load_inventory  # noqa: E402
-from governance.devstack import tools  # noqa: E402
 from governance.policy.bundle import builtin_modules  # noqa: E402
 from governance.policy.input import build_input  # noqa: E402
 from governance.policy.opa import OpaEngine  # noqa: E402

@@ -55,10 +55,10 @@ import javaproperties  # noqa: E402
 import yaml  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
-from governance.devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
-from governance.devstack.process import tail  # noqa: E402
-from governance.devstack.repo import tenant_yaml  # noqa: E402
-from governance.devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
+from devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
+from devstack.process import tail  # noqa: E402
+from devstack.repo import tenant_yaml  # noqa: E402
+from devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, flow_id, remote_name  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Managed subprocesses: started in their own session with a log file, stopped by PID.
 
 Used by mm2gov itself (the OPA server it starts for a command) and by the local stack
-(`governance.devstack`, which re-exports this module)."""
+(the checkout's `devstack`, which re-exports this module)."""
 
 from __future__ import annotations
 

@@ -10,9 +10,10 @@ A tool that is not there is a MissingTool (exit 3) whose message is one line nam
 | Java 17+ (Spark, for `mm2gov audit`) | `JAVA_HOME` | `java` on PATH |
 | Spark's Kafka source jars (`mm2gov audit`) | `MM2GOV_SPARK_KAFKA_JARS` | the cache, for the installed pyspark |
 
-The pinned versions live in `governance/devstack/install/versions.env`, the one file the install
-scripts source too; it is read here as package data of `governance`, so this module never imports
-the local test stack (`governance.devstack`, which builds on this one).
+The pinned versions live in `governance/versions.env`, the one file the install scripts of a checkout
+(devstack/install/) source too. It is package data of `governance` because the product reads it at run
+time (the opa it looks for, the Kafka version its Strimzi resources name); the local test stack
+(`devstack`, which builds on this module) is not part of the installed package.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ MIN_JAVA = 17
 OPA_ENV = "MM2GOV_OPA"
 SPARK_KAFKA_JARS_ENV = "MM2GOV_SPARK_KAFKA_JARS"
 CACHE_ENV = "MM2GOV_CACHE"
-INSTALL_SCRIPTS = "governance/devstack/install"  # where `make setup` gets each component (for the remedies)
+INSTALL_SCRIPTS = "devstack/install"  # in a checkout, where `make setup` gets each component (for the remedies)
 
 # OPA's heap is small next to what a decision allocates, so at Go's default (GOGC=100) it
 # collects every few dozen decisions: GOGC=400 served 25-45% more admission decisions per
@@ -49,8 +50,8 @@ def cache_dir() -> Path:
 
 
 def versions() -> dict[str, str]:
-    """The pinned component versions, from devstack/install/versions.env (package data)."""
-    text = files("governance").joinpath("devstack", "install", "versions.env").read_text()
+    """The pinned component versions, from governance/versions.env (package data)."""
+    text = files("governance").joinpath("versions.env").read_text()
     pairs = {}
     for line in text.splitlines():
         if "=" in line and not line.lstrip().startswith("#"):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.devstack.stack import Stack, StackSpec
+from devstack.stack import Stack, StackSpec
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,8 +139,8 @@ def spark() -> Iterator[object]:
     A JVM's jars are fixed at its start and every later SparkSession of the process is this one, so it carries
     Spark's Kafka source whenever setup fetched it (the record-scan tests read with it; the others ignore it).
     """
+    from devstack.process import QUICK_JVM
     from governance import tools
-    from governance.devstack.process import QUICK_JVM
     from spark_audit.run import spark_session
 
     try:
@@ -169,8 +169,8 @@ def audit_in_process(spark) -> Callable[..., subprocess.CompletedProcess[str]]:
 
 @pytest.fixture(scope="session")
 def java_oracle() -> Iterator[object]:
-    """Kafka's own code as the oracle (oracle/, governance/devstack/oracle.py): one JVM for the whole session."""
-    from governance.devstack.oracle import JavaOracle
+    """Kafka's own code as the oracle (oracle/, devstack/oracle.py): one JVM for the whole session."""
+    from devstack.oracle import JavaOracle
 
     with JavaOracle() as oracle:
         yield oracle

@@ -1,8 +1,8 @@
 """Where the webhook learns a review's namespace labels (the tenant comes from them).
 
-In a cluster, `NamespaceWatch`: the API server's namespaces, listed and watched; elsewhere
-(tests, benchmarks, tools) `StaticNamespaces`. A namespace no source knows is unknown, and
-the review is denied.
+In a cluster, `NamespaceWatch`: the API server's namespaces, listed and watched. The decider takes
+any `NamespaceSource` (tests give it a fixed one, tests/tools/namespaces.py) or a plain function. A
+namespace no source knows is unknown, and the review is denied.
 """
 
 from __future__ import annotations
@@ -21,22 +21,6 @@ class NamespaceSource(Protocol):
     def ready(self) -> bool: ...
 
     def lookup(self, namespace: str) -> dict[str, str] | None: ...
-
-
-class StaticNamespaces:
-    """Fixed namespaces and their labels (tests, benchmarks and tools; never in a cluster)."""
-
-    def __init__(self, namespaces: dict[str, dict[str, str]]) -> None:
-        self.namespaces = namespaces
-
-    def ready(self) -> bool:
-        return True
-
-    def lookup(self, namespace: str) -> dict[str, str] | None:
-        return self.namespaces.get(namespace)
-
-    def status(self) -> dict[str, Any]:
-        return {"ready": True, "namespaces": len(self.namespaces), "restarts": 0, "misses": 0}
 
 
 class NamespaceWatch:

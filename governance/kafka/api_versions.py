@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from governance.errors import RuntimeFailure
-from governance.kafka.version import BrokerVersions, Verdict, flow_verdicts, refusal, required_apis
+from governance.kafka.version import BrokerVersions, Verdict, flow_verdicts, refusal
 
 API_VERSIONS_KEY = 18
 UNSUPPORTED_VERSION = 35
@@ -148,7 +148,7 @@ def check_flows(pairs: Iterable[tuple[str, str]], configs: Mapping[str, Mapping[
     if missing:
         raise RuntimeFailure(f"flow clusters without a client config or metadata: {', '.join(missing)}")
     evidence = {alias: read_cluster(alias, configs[alias], brokers[alias]) for alias in aliases}
-    verdicts = flow_verdicts(pairs, evidence, required_apis())
+    verdicts = flow_verdicts(pairs, evidence)
     message = refusal(verdicts)
     if message:
         raise RuntimeFailure(message)

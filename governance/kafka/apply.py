@@ -179,4 +179,4 @@ def cluster_report(clusters: Mapping[str, Any], pairs: Iterable[tuple[str, str]]
         metadata = cluster_metadata(alias, config)
         brokers = [f"{b.host}:{b.port}" for b in metadata.brokers.values()]
         evidence[alias] = api_versions.read_cluster(alias, config, brokers)
-    return [version.judge(alias, role, evidence[alias], version.required_apis()) for alias, role in sorted(roles)]
+    return [version.judge(alias, role, evidence[alias]) for alias, role in sorted(roles)]

@@ -10,7 +10,6 @@ accepts in a KafkaMirrorMaker2 (`mm2_version_ok`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -76,11 +75,6 @@ METADATA_VERSIONS = {7: "3.3-IV3", 8: "3.4-IV0", 9: "3.5-IV0", 10: "3.5-IV1", 11
                      25: "4.0-IV3", 26: "4.1-IV0", 27: "4.1-IV1", 28: "4.2-IV0", 29: "4.2-IV1", 30: "4.3-IV0",
                      31: "4.4-IV0"}
 
-# Test hook: raise (never lower) the oldest version of an API, e.g. "Fetch=99", so that a real broker's
-# answer can be refused. It can only make the check stricter, so it cannot open a hole.
-MINIMUM_OVERRIDE_ENV = "MM2GOV_TEST_RAISE_API_FLOOR"
-
-
 @dataclass(frozen=True)
 class BrokerVersions:
     """What one broker answered: API key -> (min, max) version, and its finalized features."""
@@ -117,19 +111,6 @@ def minimum_release(apis: Iterable[Api] = APIS, role: str = "source") -> str:
                                                   for part in release.split(".")))
 
 
-def raised(apis: tuple[Api, ...], override: str) -> tuple[Api, ...]:
-    """`apis` with the floors named in `override` ("Name=N,...") raised; a lower N changes nothing."""
-    floors = {name: int(level) for name, _, level in (item.partition("=") for item in override.split(",")) if level}
-    hook = "(unknown: floor raised by the test hook)"
-    return tuple(Api(a.key, a.name, floors[a.name], a.newest, hook) if floors.get(a.name, -1) > a.oldest else a
-                 for a in apis)
-
-
-def required_apis() -> tuple[Api, ...]:
-    override = os.environ.get(MINIMUM_OVERRIDE_ENV, "")
-    return raised(APIS, override) if override else APIS
-
-
 def describe(brokers: Iterable[BrokerVersions]) -> str:
     """What the cluster is, in words: its metadata.version when it reports one."""
     levels = {b.features.get("metadata.version") for b in brokers} - {None}
@@ -142,8 +123,10 @@ def describe(brokers: Iterable[BrokerVersions]) -> str:
     return f"metadata.version {name} (level {level})"
 
 
-def judge(cluster: str, role: str, brokers: Iterable[BrokerVersions], apis: tuple[Api, ...] = APIS) -> Verdict:
-    """Every broker of `cluster` must answer every API `role` needs within the client's version range."""
+def judge(cluster: str, role: str, brokers: Iterable[BrokerVersions], apis: tuple[Api, ...] | None = None) -> Verdict:
+    """Every broker of `cluster` must answer every API `role` needs within the client's version range (`apis`:
+    the table APIS unless given, looked up when called)."""
+    apis = APIS if apis is None else apis
     brokers = list(brokers)
     problems: list[str] = []
     too_old = not brokers
@@ -167,7 +150,7 @@ def judge(cluster: str, role: str, brokers: Iterable[BrokerVersions], apis: tupl
 
 
 def flow_verdicts(flows: Iterable[tuple[str, str]], evidence: Mapping[str, list[BrokerVersions]],
-                  apis: tuple[Api, ...] = APIS) -> list[Verdict]:
+                  apis: tuple[Api, ...] | None = None) -> list[Verdict]:
     """One verdict per cluster and role over every (source, target) pair; a cluster in both roles gets two."""
     flows = list(flows)
     roles = sorted({(source, "source") for source, _ in flows} | {(target, "target") for _, target in flows})

@@ -42,10 +42,10 @@ import pytest
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from governance.devstack.files import write_private
-from governance.devstack.opa import OpaServer
-from governance.devstack.oracle import OracleError
-from governance.devstack.process import free_port
+from devstack.files import write_private
+from devstack.opa import OpaServer
+from devstack.oracle import OracleError
+from devstack.process import free_port
 from governance.secrets.pki import issue_cert
 from tests.conftest import REPO_ROOT
 from tests.tools import acme_objects

@@ -18,7 +18,7 @@ import uuid
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from governance.devstack.repo import tenant_yaml, write_stack_repo
+from devstack.repo import tenant_yaml, write_stack_repo
 from governance.kafka.admin import (
     admin_client,
     create_acls,

@@ -28,10 +28,10 @@ import pytest
 from confluent_kafka import Producer
 
 import spark_audit.main
-from governance.devstack import tools
-from governance.devstack.process import QUICK_JVM
-from governance.devstack.repo import tenant_yaml, write_stack_repo
-from governance.devstack.spark_cluster import (
+from devstack import tools
+from devstack.process import QUICK_JVM
+from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.spark_cluster import (
     SparkStandalone,
     event_log_conf,
     executors_added,

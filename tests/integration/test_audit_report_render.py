@@ -1,6 +1,6 @@
 """The HTML audit report renders in headless Chromium: DOM loaded, no page errors, a screenshot kept.
 
-Needs /usr/bin/chromium (installed by `make setup`, governance/devstack/install/chromium.sh);
+Needs /usr/bin/chromium (installed by `make setup`, devstack/install/chromium.sh);
 the screenshots land in tests/artifacts/ for a reviewer to look at.
 """
 

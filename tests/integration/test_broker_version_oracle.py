@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-from governance.devstack import tools as devstack_tools
+from devstack import tools as devstack_tools
 from governance.kafka.version import APIS, METADATA_VERSIONS
 from tests.tools import jshell as jshell_tool
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import socket
 
-from governance.devstack.process import group_members, pid_alive
+from devstack.process import group_members, pid_alive
 from tests.conftest import run_cli
 
 

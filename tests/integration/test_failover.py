@@ -22,7 +22,7 @@ import pytest
 import yaml
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from governance.devstack.repo import write_stack_repo
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce
 from governance.model.names import flow_id, remote_name, scram_secret

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.devstack.repo import write_stack_repo
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, describe_acls
 from tests.conftest import run_cli, secret_values
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from governance.devstack.repo import write_stack_repo
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
 from governance.model.names import flow_id, scram_secret

@@ -16,7 +16,7 @@ import time
 import pytest
 from confluent_kafka import KafkaError
 
-from governance.devstack.repo import tenant_yaml, write_stack_repo
+from devstack.repo import tenant_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, describe_acls
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
@@ -128,7 +128,7 @@ def latency_series(metrics: str) -> list[str]:
 
 def kafka_tool(stack, cluster: str, user: str, password: str, main_class: str, *args: str, tmp_path) -> str:
     """Run one of Kafka's own admin tools as `user` (Java's client, not ours): stdout + stderr."""
-    from governance.devstack import tools
+    from devstack import tools
 
     kafka = stack.kafka[cluster]
     config = tmp_path / f"{cluster}-{user}.properties"

@@ -24,9 +24,9 @@ import yaml
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from governance.devstack import tools
-from governance.devstack.files import write_private
-from governance.devstack.repo import write_stack_repo
+from devstack import tools
+from devstack.files import write_private
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, delete_acls
 from governance.model.acl import AclBinding
 from governance.process import free_port

@@ -20,7 +20,7 @@ import yaml
 from kubernetes import client, dynamic
 from kubernetes.client.exceptions import ApiException
 
-from governance.devstack.tools import kustomize
+from devstack.tools import kustomize
 from tests.conftest import REPO_ROOT, run_cli
 
 Doc = dict[str, Any]

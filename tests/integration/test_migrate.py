@@ -27,7 +27,7 @@ import pytest
 import yaml
 from confluent_kafka import KafkaException
 
-from governance.devstack.repo import write_stack_repo
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.model.names import connect_names, flow_id
 from tests.integration.feeder import Feeder, value

@@ -24,8 +24,8 @@ import pytest
 import yaml
 from confluent_kafka import KafkaException, Producer
 
-from governance.devstack.mirrormaker import MirrorMaker
-from governance.devstack.repo import write_stack_repo
+from devstack.mirrormaker import MirrorMaker
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, delete_acls, describe_acls
 from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_principal, mm2_transactional_ids, mm2_user, scram_secret
@@ -277,9 +277,9 @@ def test_strimzi_objects_are_valid_and_admitted_and_hold_each_flow_to_its_delive
 
     from governance.admission.decider import AdmissionDecider
     from governance.admission.envelope import parse_review
-    from governance.admission.namespaces import StaticNamespaces
     from governance.policy.bundle import builtin_modules
     from governance.policy.opa import OpaEngine
+    from tests.tools.namespaces import StaticNamespaces
 
     run = uuid.uuid4().hex[:5]
     eos, alo = f"seos{run}", f"salo{run}"

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
+from devstack.repo import write_stack_repo
 from governance.compile.mm2_logging import log4j2_path
-from governance.devstack.repo import write_stack_repo
 from governance.errors import RuntimeFailure
 from governance.failover.records import parse_checkpoint
 from governance.kafka.admin import admin_client, create_topics

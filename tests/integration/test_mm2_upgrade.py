@@ -25,8 +25,8 @@ import pytest
 import yaml
 from confluent_kafka import Consumer, TopicPartition
 
-from governance.devstack.mirrormaker import MirrorMaker
-from governance.devstack.repo import write_stack_repo
+from devstack.mirrormaker import MirrorMaker
+from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce
 from governance.migrate.offsets import RawRecord, SourceKey, SourcePosition, latest_positions

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from devstack import tools as devstack_tools
 from governance.compile.mm2 import GROUPS_EXCLUDE, TOPICS_EXCLUDE
 from governance.config.regex import java_list_matcher, split_list
-from governance.devstack import tools as devstack_tools
 from governance.importer import REMOVED_IN_KAFKA_4
 from tests.tools.in_process import run_in_process
 from tests.tools.jshell import ask

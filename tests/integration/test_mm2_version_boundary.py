@@ -35,9 +35,9 @@ import pytest
 import yaml
 from confluent_kafka import KafkaException
 
+from devstack.repo import write_stack_repo
+from devstack.tools import mm2_boundary_versions
 from governance.compile.mm2 import SCRAM_MODULE, jaas_quoted
-from governance.devstack.repo import write_stack_repo
-from governance.devstack.tools import mm2_boundary_versions
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce
 from governance.kafka.version import MIN_MM2_VERSION, mm2_version_ok

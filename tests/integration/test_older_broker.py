@@ -5,33 +5,36 @@ Real: a Kafka 3.9 broker from Maven Central (KAFKA3_VERSION, KRaft, SASL_SSL/SCR
 started here on demand, not in the shared stack), the stack's 4.x target and OPA, `mm2gov apply` and
 `generate`, MirrorMaker 2 4.x in dedicated mode, and the ApiVersions both brokers answer.
 
-Not real: no broker older than 2.1 can run here (it needs ZooKeeper and Java 8-era code), so the refusal is
-driven by the test-only hook MM2GOV_TEST_RAISE_API_FLOOR, which raises the floor of one API MM2 needs on the
-source (ListGroups) above what the real 3.9 broker answers; the broker's answer itself is real. The refusal
-of a real Kafka 2.0 broker's answer is covered in tests/unit/test_broker_version.py.
+Not real: no broker older than 2.1 can run here (it needs ZooKeeper and Java 8-era code), so for the refusal
+`mm2gov apply` runs in this process (tests/tools/in_process.py) with the pinned MM2's API table
+(governance.kafka.version.APIS) monkeypatched: the floor of one API MM2 needs on the source (ListGroups) raised
+above what the real 3.9 broker answers. The broker's answer itself is real; the product has no hook for this.
+The refusal of a real Kafka 2.0 broker's answer is covered in tests/unit/test_broker_version.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from governance.devstack import tools
-from governance.devstack.kafka import ADMIN_USER, KafkaCluster
-from governance.devstack.process import free_port
-from governance.devstack.repo import tenant_yaml, write_stack_repo
-from governance.devstack.stack import CA_SECRET_NAME
+from devstack import tools
+from devstack.kafka import ADMIN_USER, KafkaCluster
+from devstack.process import free_port
+from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.stack import CA_SECRET_NAME
+from governance.kafka import version
 from governance.kafka.admin import admin_client, create_topics, describe_acls, scram_users
 from governance.kafka.records import Record, produce, read
-from governance.kafka.version import MINIMUM_OVERRIDE_ENV
 from governance.model.names import flow_id
 from governance.secrets.store import DirSecretStore
 from governance.secrets.values import SecretValue, random_password
 from tests.conftest import run_cli
 from tests.integration.test_replication_policy import paced
+from tests.tools.in_process import run_in_process
 
 RECORDS = 25
 LEGACY = "legacy"
@@ -107,14 +110,17 @@ def test_a_3x_source_replicates_to_the_4x_target(stack, legacy, repo):
     assert sorted(r.value for r in mirrored.records) == sorted(f"v{i}".encode() for i in range(RECORDS))
 
 
-def test_an_unserved_pair_is_refused_before_anything_changes(stack, legacy, repo):
+def test_an_unserved_pair_is_refused_before_anything_changes(stack, legacy, repo, monkeypatch):
     newcomer = f"new{uuid.uuid4().hex[:5]}"  # a tenant whose grants and users apply would otherwise create
     (repo["repo"] / "tenants" / f"{newcomer}.yaml").write_text(tenant_yaml(newcomer, source=LEGACY, target="target"))
     configs = {LEGACY: legacy.admin_config(), "target": stack.kafka["target"].admin_config()}
     before = {alias: live_state(config) for alias, config in configs.items()}
+    # the pinned MM2 as if its clients spoke ListGroups from v99 only, which no real broker answers
+    monkeypatch.setattr(version, "APIS", tuple(
+        dataclasses.replace(api, oldest=99, since="(unknown: raised by this test)") if api.name == "ListGroups"
+        else api for api in version.APIS))
     try:
-        refused = run_cli("apply", str(repo["repo"]), "--secrets-dir", str(repo["secrets"]),
-                          env={MINIMUM_OVERRIDE_ENV: "ListGroups=99"})
+        refused = run_in_process("apply", str(repo["repo"]), "--secrets-dir", str(repo["secrets"]))
     finally:
         (repo["repo"] / "tenants" / f"{newcomer}.yaml").unlink()
     assert refused.returncode == 3, refused.stderr

@@ -6,7 +6,7 @@ import subprocess
 
 from opa_client import OpaClient
 
-from governance.devstack import tools
+from devstack import tools
 from tests.conftest import REPO_ROOT
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from governance.devstack.oracle import JavaOracle, OracleError
+from devstack.oracle import JavaOracle, OracleError
 from tests.conftest import REPO_ROOT, run_cli
 
 pytestmark = pytest.mark.integration

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from governance.devstack import tools
-from governance.devstack.opa import OpaServer
-from governance.devstack.process import free_port
+from devstack import tools
+from devstack.opa import OpaServer
+from devstack.process import free_port
 from governance.policy import bundle
 from governance.policy.bundle import PolicyModule, builtin_modules
 from governance.policy.engine import PolicySyntaxError

@@ -28,9 +28,9 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from confluent_kafka.admin import AdminClient, NewTopic
 from kubernetes import dynamic
 
+from devstack.process import free_port
+from devstack.repo import write_stack_repo
 from governance.config import load_inventory
-from governance.devstack.process import free_port
-from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.model.names import PROBE_PARTITIONS, flow_id, probe_principal, probe_topic
 from governance.probe.live import user_config

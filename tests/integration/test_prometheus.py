@@ -34,6 +34,10 @@ from typing import Any
 import pytest
 import yaml
 
+from devstack import tools
+from devstack.process import free_port
+from devstack.prometheus import Alertmanager, Prometheus, ScrapeTarget
+from devstack.repo import write_stack_repo
 from governance.compile.monitoring import (
     ALERT_SECRETS_PATH,
     FLOW_VARIABLE,
@@ -44,10 +48,6 @@ from governance.compile.monitoring import (
     grafana_dashboard,
     regex_literal,
 )
-from governance.devstack import tools
-from governance.devstack.process import free_port
-from governance.devstack.prometheus import Alertmanager, Prometheus, ScrapeTarget
-from governance.devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce
 from governance.model.names import PLATFORM_ALERT_RECEIVER, alert_receiver, flow_id, probe_topic

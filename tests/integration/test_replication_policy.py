@@ -27,7 +27,7 @@ import javaproperties
 import pytest
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, TopicPartition
 
-from governance.devstack.repo import write_stack_repo
+from devstack.repo import write_stack_repo
 from governance.failover.records import parse_checkpoint
 from governance.kafka.admin import admin_client, create_topics, describe_acls
 from governance.kafka.records import Record, produce, read

@@ -7,7 +7,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from governance.devstack import tools
+from devstack import tools
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
 from governance.secrets.store import DirSecretStore

@@ -15,8 +15,8 @@ import yaml
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
-from governance.devstack import tools
-from governance.devstack.repo import tenant_yaml, write_stack_repo
+from devstack import tools
+from devstack.repo import tenant_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
 from governance.secrets.pki import issue_cert, new_ca

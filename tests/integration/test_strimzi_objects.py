@@ -11,7 +11,7 @@ import yaml
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from governance.devstack.repo import write_stack_repo
+from devstack.repo import write_stack_repo
 from tests.conftest import REPO_ROOT, run_cli
 
 PLURALS = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers", "KafkaTopic": "kafkatopics"}

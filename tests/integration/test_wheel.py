@@ -1,6 +1,8 @@
 """The wheel works without the checkout: `python -m build`, a fresh venv outside the repo with
 only the wheel and its (core) dependencies, and `mm2gov validate` / `generate` there give what
-they give from the checkout, reading the built-in data installed in the venv.
+they give from the checkout, reading the built-in data installed in the venv. The wheel is the
+product, file by file: no dev stack, no demo, no test hook; `mm2gov devstack` and `mm2gov demo`
+answer from it in one line that they belong to the source checkout.
 
 Fast when warm: the wheel is built once per session (~5 s); the dependencies come from a
 wheelhouse in the mm2gov cache (tests/tools/wheels.py), so the install needs no index and takes seconds.
@@ -15,10 +17,12 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
+from governance import __version__
 from spark_audit.catalog import catalog
 from spark_audit.report import AuditRun, html_report
 from tests.conftest import REPO_ROOT, run_cli
@@ -129,3 +133,58 @@ def test_audit_without_the_extra_says_how_to_install_it(installed: Path, workdir
     assert done.returncode == 3
     assert done.stderr.strip() == ("error: mm2gov audit needs PySpark, which is not installed: "
                                    "pip install 'mm2gov[audit]'")
+
+
+def expected_files() -> set[str]:
+    """What the wheel holds, from the tree: every file of governance/ and spark_audit/ but READMEs, and the
+    data mapped into governance: the Rego library without its tests, each audit check's metadata.yaml, the
+    tenant manifests (pyproject.toml, [tool.setuptools])."""
+    def files(folder: str, *patterns: str) -> set[Path]:
+        return {p for pattern in patterns for p in (REPO_ROOT / folder).glob(pattern)
+                if p.is_file() and "__pycache__" not in p.parts and p.name != "README.md"}
+
+    mapped = {"policies": "governance/_policies", "audits": "governance/_audits", "k8s": "governance/_k8s"}
+    found = files("governance", "**/*") | files("spark_audit", "**/*")
+    found |= {p for p in files("policies", "__init__.py", "**/*.rego") if not p.name.endswith("_test.rego")}
+    found |= files("audits", "__init__.py", "*/metadata.yaml") | files("k8s", "__init__.py", "tenant/*.yaml")
+    names = set()
+    for path in found:
+        name = path.relative_to(REPO_ROOT).as_posix()
+        top, _, rest = name.partition("/")
+        names.add(f"{mapped[top]}/{rest}" if top in mapped else name)
+    return names
+
+
+def test_the_wheel_is_the_product_file_by_file(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        contents = {name: archive.read(name) for name in archive.namelist()}
+    meta = f"mm2gov-{__version__}.dist-info/"
+    assert {name for name in contents if not name.startswith(meta)} == expected_files()
+    assert not [name for name in contents if "devstack" in name or name.endswith(("/demo.py", "_test.rego"))]
+    # no test hook, no test double: nothing in the product names them
+    for marker in (b"MM2GOV_TEST_", b"StaticNamespaces", b"RAISE_API_FLOOR"):
+        assert [name for name, data in contents.items() if marker in data] == [], marker
+    top_level = contents[meta + "top_level.txt"].decode().split()
+    assert sorted(top_level) == ["governance", "spark_audit"]
+
+
+NOT_INSTALLED = ("error: the dev stack is part of the source checkout, not of the installed mm2gov: run `mm2gov {}` "
+                 "from a clone of the mm2gov repository, after `make setup`")
+
+
+@pytest.mark.parametrize("args", [("devstack", "up"), ("devstack", "status", "--format", "json"),
+                                  ("devstack", "up", "--help"), ("demo",)], ids=" ".join)
+def test_the_dev_stack_commands_say_where_the_stack_is(installed: Path, workdir: Path, args: tuple[str, ...]) -> None:
+    """From the wheel: the contract's usage error (2) in one line, no ImportError traceback, nothing started."""
+    done = installed_cli(installed, workdir, *args)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr.splitlines() == [NOT_INSTALLED.format(args[0])]
+
+
+def test_the_dev_stack_is_not_installed(installed: Path, workdir: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in DATA_ENV}
+    probe = "import importlib.util as u; print(u.find_spec('devstack'), u.find_spec('governance.devstack'))"
+    assert _run([str(installed / "bin" / "python"), "-c", probe], cwd=workdir, env=env).stdout.split() == [
+        "None", "None"]
+    helped = installed_cli(installed, workdir, "devstack", "--help")  # still documented, as in the checkout
+    assert helped.returncode == 0 and "runs from a source checkout" in " ".join(helped.stdout.split())

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from governance.devstack.kafka import ADMIN_USER
-from governance.devstack.stack import Stack
+from devstack.kafka import ADMIN_USER
+from devstack.stack import Stack
 from governance.kafka.admin import TIMEOUT, admin_client, delete_acls, delete_scram_users, describe_acls, scram_users
 
 

@@ -397,7 +397,7 @@ def _kafka_topic(namespace: str = "payments") -> dict:
 
 def test_unknown_namespaces_and_an_unfilled_cache_deny(acme_copy):
     from governance.admission.decider import AdmissionDecider
-    from governance.admission.namespaces import StaticNamespaces
+    from tests.tools.namespaces import StaticNamespaces
 
     opa = RoutingOpa([])
     decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
@@ -423,7 +423,7 @@ def test_after_an_opa_restart_reviews_are_denied_until_policies_repo_and_scopes_
     tenant's namespace was admitted). Here the upload callback asks for a verdict in the middle: denied, no repo
     loaded; once everything is back, allowed again."""
     from governance.admission.decider import AdmissionDecider
-    from governance.admission.namespaces import StaticNamespaces
+    from tests.tools.namespaces import StaticNamespaces
 
     opa = RoutingOpa([])
     during = []
@@ -440,7 +440,7 @@ def test_after_an_opa_restart_reviews_are_denied_until_policies_repo_and_scopes_
 
 def test_a_repo_with_high_violations_is_never_enforced(acme_copy):
     from governance.admission.decider import AdmissionDecider
-    from governance.admission.namespaces import StaticNamespaces
+    from tests.tools.namespaces import StaticNamespaces
 
     opa = RoutingOpa([{"rule": "prefix_overlap", "severity": "high"}, {"rule": "owner_domain", "severity": "medium"}])
     decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
@@ -475,8 +475,8 @@ def test_metrics_report_the_repo_and_the_namespace_cache(acme_copy):
     from prometheus_client import generate_latest
 
     from governance.admission.decider import AdmissionDecider
-    from governance.admission.namespaces import StaticNamespaces
     from governance.admission.server import Metrics
+    from tests.tools.namespaces import StaticNamespaces
 
     opa = RoutingOpa([{"rule": "prefix_overlap", "severity": "high"}])
     decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {}}))
@@ -541,11 +541,11 @@ def served(acme_copy, tmp_path):
     """The webhook's HTTPS server in this process, with a stand-in OPA."""
     import ssl
 
+    from devstack.files import write_private
     from governance.admission.decider import AdmissionDecider
-    from governance.admission.namespaces import StaticNamespaces
     from governance.admission.server import WebhookServer, tls_context
-    from governance.devstack.files import write_private
     from governance.secrets.pki import issue_cert, new_ca
+    from tests.tools.namespaces import StaticNamespaces
 
     ca = new_ca("test CA")
     pair = issue_cert(ca, "webhook", server=True, ip_addresses=("127.0.0.1",))

@@ -7,11 +7,15 @@ DescribeAcls v1 and answered OffsetForLeaderEpoch up to v1; v2 came with KIP-320
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from governance.errors import RuntimeFailure
+from governance.kafka import api_versions, version
 from governance.kafka.api_versions import UNSUPPORTED_VERSION, parse_response
 from governance.kafka.version import (
     APIS,
@@ -21,7 +25,6 @@ from governance.kafka.version import (
     flow_verdicts,
     judge,
     minimum_release,
-    raised,
     refusal,
 )
 
@@ -106,11 +109,21 @@ def test_one_bad_broker_refuses_the_whole_cluster(names, seed):
     assert verdict.ok == all(BY_NAME[n].oldest == 0 for n in names)
 
 
-@given(st.dictionaries(st.sampled_from([a.name for a in APIS]), st.integers(-5, 30)))
-def test_the_test_override_only_raises_floors(override):
-    text = ",".join(f"{name}={level}" for name, level in override.items())
-    for before, after in zip(APIS, raised(APIS, text), strict=True):
-        assert after.oldest == max(before.oldest, override.get(before.name, before.oldest))
+def test_the_verdicts_read_the_table_when_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API table is looked up when a verdict is made, not bound at import: a test that runs the CLI in
+    process replaces it (tests/integration/test_older_broker.py, to see a real broker refused)."""
+    good = broker(floors())
+    assert judge("c", "source", [good]).ok
+    needs_more = tuple(dataclasses.replace(api, oldest=99, since="(unknown)") if api.name == "ListGroups" else api
+                       for api in APIS)
+    monkeypatch.setattr(version, "APIS", needs_more)
+    refused = judge("c", "source", [good])
+    assert not refused.ok and "ListGroups, MM2 needs v99+" in refused.line()
+    assert [v.ok for v in flow_verdicts([("c", "d")], {"c": [good], "d": [good]})] == [False, True]
+    # the check `mm2gov apply` runs before changing anything (each broker's answer stubbed here)
+    monkeypatch.setattr(api_versions, "read_cluster", lambda alias, config, brokers: [good])
+    with pytest.raises(RuntimeFailure, match=r"^cluster c \(source, .*ListGroups, MM2 needs v99\+"):
+        api_versions.check_flows([("c", "d")], {"c": {}, "d": {}}, {"c": ["c:9092"], "d": ["d:9092"]})
 
 
 @given(table=st.dictionaries(st.integers(0, 80), ranges, max_size=40),

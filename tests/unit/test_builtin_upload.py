@@ -6,8 +6,8 @@ file that comes first; `opa check` and `opa test`, which load every file at once
 
 from __future__ import annotations
 
-from governance.devstack.opa import OpaServer
-from governance.devstack.process import free_port
+from devstack.opa import OpaServer
+from devstack.process import free_port
 from governance.policy.bundle import builtin_modules
 from governance.policy.opa import OpaEngine
 

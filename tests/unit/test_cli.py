@@ -1,4 +1,7 @@
 import re
+import sys
+
+import pytest
 
 from governance import __version__
 from tests.conftest import run_cli
@@ -42,6 +45,20 @@ def test_missing_java_is_one_line_exit_3(tmp_path):
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "Java 17+ not found" in errors[0]
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args", [("devstack", "up", "--only", "opa"), ("devstack", "down"), ("demo", "--keep")])
+def test_without_a_checkout_the_stack_commands_say_where_the_stack_is(monkeypatch, tmp_path, args):
+    """An installed mm2gov has no devstack/ beside its package (tests/integration/test_wheel.py runs the wheel)."""
+    from governance.cli import stack
+    from tests.tools.in_process import run_in_process
+
+    monkeypatch.setattr(stack, "CHECKOUT", tmp_path)
+    monkeypatch.delitem(sys.modules, "devstack", raising=False)
+    done = run_in_process(*args, "--run-dir", str(tmp_path / "run"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == ["error: " + stack.NOT_INSTALLED.format(command=args[0])]
+    assert not (tmp_path / "run").exists()
 
 
 def test_unknown_component_is_named(tmp_path):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.devstack.tools import (
+from devstack.tools import (
     INSTALL_DIR,
     cache_dir,
     jmx_exporter_agent,

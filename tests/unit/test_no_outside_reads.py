@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
-SOURCE_DIRS = ("governance", "spark_audit", "tests", "bench", "oracle/src", ".ci")
+SOURCE_DIRS = ("governance", "spark_audit", "devstack", "tests", "bench", "oracle/src", ".ci")
 SOURCE_FILES = ("Makefile",)
 SUFFIXES = {".py", ".sh", ".java", ".xml", ""}
 
@@ -82,7 +82,7 @@ def test_source_reads_nothing_outside_the_repository(path: Path) -> None:
 
 def test_the_strimzi_crds_come_from_the_cache_or_the_documented_override(monkeypatch: pytest.MonkeyPatch,
                                                                        tmp_path: Path) -> None:
-    from governance.devstack import tools
+    from devstack import tools
 
     monkeypatch.setenv("MM2GOV_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("MM2GOV_STRIMZI_CRDS", raising=False)

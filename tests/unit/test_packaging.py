@@ -1,9 +1,11 @@
-"""Packaging: every package and every data file is in the wheel, the built-in data is read as package
-data, and `mm2gov audit` without the `audit` extra says how to install it. The wheel itself, installed in a
-fresh venv, is tested in tests/integration/test_wheel.py."""
+"""Packaging: the wheel is the product, its packages found by setuptools (no hand-kept list), every data file
+of the code in it, the built-in data read as package data, and `mm2gov audit` without the `audit` extra says
+how to install it. The wheel itself, built and installed in a fresh venv, is checked file by file in
+tests/integration/test_wheel.py."""
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 import tomllib
 from pathlib import Path
@@ -16,47 +18,62 @@ from tests.conftest import REPO_ROOT
 
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
+NOT_SHIPPED = {"devstack", "tests", "bench", "examples"}  # the checkout's dev and test side
 
 
-def source_dir(package: str) -> Path:
-    """Where setuptools takes `package` from: the longest package-dir mapping, else the dotted path."""
-    parts = package.split(".")
-    for end in range(len(parts), 0, -1):
-        mapped = SETUPTOOLS.get("package-dir", {}).get(".".join(parts[:end]))
-        if mapped is not None:
-            return REPO_ROOT / mapped / Path(*parts[end:])
-    return REPO_ROOT / Path(*parts)
+def discovered() -> dict[str, Path]:
+    """Package -> folder, as setuptools finds them with no `packages` key: each package-dir entry and every
+    folder under it whose name is an identifier (setuptools.discovery, the explicit layout)."""
+    found = {}
+    for package, folder in SETUPTOOLS["package-dir"].items():
+        root = REPO_ROOT / folder
+        found[package] = root
+        for path in root.rglob("*"):
+            parts = path.relative_to(root).parts
+            if path.is_dir() and all(part.isidentifier() for part in parts) and "__pycache__" not in parts:
+                found[".".join((package, *parts))] = path
+    return found
 
 
-def test_every_python_package_and_data_directory_is_listed() -> None:
-    listed = set(SETUPTOOLS["packages"])
-    code = {".".join(p.relative_to(REPO_ROOT).parts) for top in ("governance", "spark_audit")
-            for p in [REPO_ROOT / top, *(REPO_ROOT / top).rglob("*")]
-            if p.is_dir() and p.name != "__pycache__" and any(f.is_file() for f in p.iterdir())}
-    rego = {"governance._policies." + ".".join(p.relative_to(REPO_ROOT / "policies").parts)
-            for p in (REPO_ROOT / "policies").rglob("*") if p.is_dir() and any(p.glob("*.rego"))}
-    missing = (code | rego | {"governance._audits", "governance._k8s.tenant"}) - listed
-    assert not missing, f"add to [tool.setuptools] packages in pyproject.toml: {sorted(missing)}"
-    assert all(source_dir(p).is_dir() for p in listed), [p for p in listed if not source_dir(p).is_dir()]
+def test_the_packages_are_found_under_the_product_folders_only() -> None:
+    assert "packages" not in SETUPTOOLS, "no package list: setuptools finds them (pyproject.toml says how)"
+    mapped = SETUPTOOLS["package-dir"]
+    assert {name for name in mapped if "." not in name} == {"governance", "spark_audit"}
+    assert all((REPO_ROOT / folder / "__init__.py").is_file() for folder in mapped.values())
+    assert not {Path(folder).parts[0] for folder in mapped.values()} & NOT_SHIPPED
+    # every top-level package of the checkout is in the wheel or on its dev and test side, never both
+    tops = {p.name for p in REPO_ROOT.iterdir() if (p / "__init__.py").is_file()}
+    assert tops - set(mapped.values()) == {"devstack", "tests"}
+    found = discovered()
+    assert {"governance.cli", "governance.compile.monitoring", "spark_audit.report.templates",
+            "governance._policies.mm2gov.rules", "governance._audits.acl_stale", "governance._k8s.tenant"} <= set(found)
+    assert not [name for name in found if "devstack" in name.split(".")]
+    assert set(SETUPTOOLS["package-data"]) <= set(found), "a package-data key names no package"
 
 
 def test_every_data_file_of_the_code_is_package_data() -> None:
-    """What sits in governance/ or spark_audit/ besides Python and READMEs (the report's templates, the
-    install scripts, Spark's log4j conf), and each audit check's metadata.yaml in audits/, is matched by a
-    package-data pattern of a listed package (setuptools globs it in the package's directory); the checks'
-    passed/failed fixtures are not (they stay in the repo, like the Rego tests)."""
-    shipped = {f for package, patterns in SETUPTOOLS["package-data"].items() if package in SETUPTOOLS["packages"]
-               for pattern in patterns for f in source_dir(package).glob(pattern) if f.is_file()}
+    """What sits in governance/ or spark_audit/ besides Python and READMEs (the report's templates, the pinned
+    versions, Spark's log4j conf), each audit check's metadata.yaml in audits/ and the Rego library in
+    policies/ is matched by a package-data pattern (setuptools globs it in the package's folder); the checks'
+    passed/failed fixtures and the Rego tests are not (they stay in the repo)."""
+    found = discovered()
+    excluded = SETUPTOOLS["exclude-package-data"]["*"]
+    shipped = {f for package, patterns in SETUPTOOLS["package-data"].items()
+               for pattern in patterns for f in found[package].glob(pattern)
+               if f.is_file() and not any(fnmatch.fnmatch(f.name, x) for x in excluded)}
     data = {f for top in ("governance", "spark_audit") for f in (REPO_ROOT / top).rglob("*")
             if f.is_file() and f.suffix not in (".py", ".pyc", ".md") and "__pycache__" not in f.parts}
     metadata = set((REPO_ROOT / "audits").glob("*/metadata.yaml"))
-    unshipped = sorted(map(str, (data | metadata) - shipped))
+    rego = {f for f in (REPO_ROOT / "policies").rglob("*.rego") if not f.name.endswith("_test.rego")}
+    unshipped = sorted(map(str, (data | metadata | rego) - shipped))
     assert unshipped == [], "add to [tool.setuptools.package-data] in pyproject.toml"
     names = {f.relative_to(REPO_ROOT).as_posix() for f in shipped}
     assert {"audits/acl_stale/metadata.yaml", "spark_audit/report/templates/report.html.j2",
-            "spark_audit/report/templates/report.css"} <= names
+            "spark_audit/report/templates/report.css", "governance/versions.env",
+            "policies/mm2gov/rules/grants.rego"} <= names
     fixtures = {f for f in (REPO_ROOT / "audits").rglob("*.yaml") if f.parent.name in ("passed", "failed")}
     assert fixtures and not fixtures & shipped
+    assert not [name for name in names if name.endswith("_test.rego")]
 
 
 def test_builtin_data_is_read_from_the_package(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from governance.devstack import tools
+from devstack import tools
 from governance.secrets.pki import issue_cert, new_ca, pkcs12_keystore, pkcs12_truststore
 from governance.secrets.values import SecretValue
 

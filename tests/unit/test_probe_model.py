@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from governance.admission.decider import AdmissionDecider
 from governance.admission.envelope import parse_review
-from governance.admission.namespaces import StaticNamespaces
 from governance.compile.desired import DesiredState, compile_desired
 from governance.config import load_inventory
 from governance.config.regex import Alternative, analyse, java_list_matcher
@@ -38,6 +37,7 @@ from governance.policy.decide import decide
 from governance.policy.engine import Decision
 from governance.policy.opa import OpaEngine
 from tests.conftest import REPO_ROOT
+from tests.tools.namespaces import StaticNamespaces
 
 PROBE = "User:mm2gov-probe-payments"
 SLO = {"latency_p99_ms": 5000}

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.devstack.process import (
+from devstack.process import (
     DevstackError,
     ManagedProcess,
     ensure_port_free,

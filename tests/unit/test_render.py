@@ -1,4 +1,5 @@
-"""The CLI's renderers (governance/render/): exact text and JSON, as `mm2gov` prints them."""
+"""The CLI's renderers (governance/render/, and devstack/render.py for `mm2gov devstack`): exact text and JSON,
+as `mm2gov` prints them."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import json
 import pytest
 import yaml
 
+from devstack import render as stack
 from governance.importer import Imported
 from governance.k8s.strimzi_apply import KubeChanges
 from governance.kafka.reconcile import ClusterChanges
 from governance.model.acl import AclBinding
 from governance.policy.engine import Violation
-from governance.render import changes, importer, secrets, stack
+from governance.render import changes, importer, secrets
 from governance.render import violations as render_violations
 from governance.secrets.expiry import CertStatus
 from governance.secrets.issue import Issued

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from governance.devstack import oracle, tools
-from governance.devstack.mirrormaker import mm2_classpath
+from devstack import oracle, tools
+from devstack.mirrormaker import mm2_classpath
 
 SCRIPT = tools.INSTALL_DIR / "replication-policy.sh"
 KAFKA_VERSION = tools.versions()["KAFKA_VERSION"]

@@ -3,7 +3,7 @@ import stat
 
 import pytest
 
-from governance.devstack import tools
+from devstack import tools
 
 
 @pytest.mark.parametrize(("output", "major"), [
@@ -71,7 +71,7 @@ def test_tools_from_pypi_are_pinned_with_hashes(package, variable):
 
 
 def test_kraft_cluster_ids_never_look_like_a_flag():
-    from governance.devstack.kafka import kraft_cluster_id
+    from devstack.kafka import kraft_cluster_id
 
     ids = {kraft_cluster_id() for _ in range(2000)}
     assert len(ids) == 2000

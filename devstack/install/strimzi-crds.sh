@@ -8,8 +8,8 @@
 # Override: MM2GOV_STRIMZI_CRDS=<folder of *Crd*.yaml> skips all this (see README).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 if [ -n "${MM2GOV_STRIMZI_CRDS:-}" ]; then
   [ -d "$MM2GOV_STRIMZI_CRDS" ] || { echo "error: MM2GOV_STRIMZI_CRDS=$MM2GOV_STRIMZI_CRDS is not a folder" >&2; exit 1; }

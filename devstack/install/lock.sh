@@ -7,9 +7,9 @@
 # `make test` after it: what CI tests changes only with that commit.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+root="$(cd "$here/../.." && pwd)"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 "$here/uv.sh" >/dev/null
 uv="$CACHE/uv-$UV_VERSION/bin/uv"

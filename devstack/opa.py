@@ -6,9 +6,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from governance.devstack import tools
-from governance.devstack.files import write_public
-from governance.devstack.process import LOOPBACK, ManagedProcess, ensure_port_free
+from devstack import tools
+from devstack.files import write_public
+from devstack.process import LOOPBACK, ManagedProcess, ensure_port_free
 from governance.tools import opa_command  # the one way mm2gov runs OPA (an empty environment but GOGC)
 
 

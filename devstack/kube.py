@@ -11,9 +11,9 @@ from pathlib import Path
 import yaml
 from cryptography.hazmat.primitives import serialization
 
-from governance.devstack import tools
-from governance.devstack.files import write_private, write_public
-from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, ensure_port_free
+from devstack import tools
+from devstack.files import write_private, write_public
+from devstack.process import LOOPBACK, DevstackError, ManagedProcess, ensure_port_free
 from governance.secrets.pki import KeyPair, issue_cert, new_private_key
 from governance.secrets.values import SecretValue
 

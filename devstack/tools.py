@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 INSTALL_DIR = Path(__file__).parent / "install"
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 REPLICATION_POLICY_SOURCES = REPO_ROOT / "replication-policy"
 REPLICATION_POLICY_JAR = "mm2gov-replication-policy.jar"
 

@@ -3,8 +3,8 @@
 # newer (versions.env says why a floor, not an exact version).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 chromium=/usr/bin/chromium
 check() {
   local major

@@ -49,11 +49,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from governance.devstack import tools
-from governance.devstack.process import stop_pid, tail
+from devstack import tools
+from devstack.process import stop_pid, tail
 from governance.errors import RuntimeFailure
 
-ORACLE_SOURCES = Path(__file__).resolve().parents[2] / "oracle"
+ORACLE_SOURCES = Path(__file__).resolve().parents[1] / "oracle"
 MAIN_CLASS = "io.mm2gov.oracle.Oracle"
 JAR_NAME = "mm2gov-oracle.jar"
 Kind = Literal["topic", "group"]

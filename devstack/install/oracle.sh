@@ -3,11 +3,11 @@
 # Cached under a key of its sources and the Kafka version, so a source change rebuilds; the JUnit tests run in the build.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
+root="$(cd "$here/../.." && pwd)"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
-# shellcheck source=versions.env
-. "$here/versions.env"
-# The same key as governance/devstack/oracle.py computes: sha256 over `sha256sum` of pom.xml and src/ (sorted), then the version.
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
+# The same key as devstack/oracle.py computes: sha256 over `sha256sum` of pom.xml and src/ (sorted), then the version.
 key="$(cd "$root/oracle" && { find pom.xml src -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; echo "kafka $KAFKA_VERSION"; } | sha256sum | cut -c1-16)"
 OUT="$CACHE/oracle-$key"
 if [ -f "$OUT/.complete" ]; then echo "oracle (kafka $KAFKA_VERSION): cached at $OUT"; exit 0; fi

@@ -22,9 +22,9 @@ import click
 import yaml
 from kubernetes import client as k8s
 
+from devstack.stack import REPO_ROOT, Stack, StackSpec
 from governance.compile.mm2 import tenant_of
 from governance.config import load_inventory
-from governance.devstack.stack import REPO_ROOT, Stack, StackSpec
 from governance.kafka.admin import admin_client, create_acls, create_topics, upsert_scram_user
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding

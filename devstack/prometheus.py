@@ -10,7 +10,7 @@ evaluation every second, alerts resent every second, Alertmanager's group timing
     with Prometheus(run_dir, targets=[ScrapeTarget("mm2-x", mm2.metrics_url)], rule_files=[rules]) as prom:
         prom.query('up{job="mm2-x"}')
 
-Used by tests and bench only (like the rest of `governance.devstack`).
+Used by tests and bench only (like the rest of `devstack`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Any
 
 import yaml
 
-from governance.devstack import tools
-from governance.devstack.files import write_public
-from governance.devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port, tail
+from devstack import tools
+from devstack.files import write_public
+from devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port, tail
 
 BIND_FAILURE = "address already in use"
 START_ATTEMPTS = 3

@@ -6,8 +6,8 @@
 # MM2GOV_RELOCK=1 (make lock) regenerates go.mod and go.sum for K8S_VERSION instead of building.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 OUT="$CACHE/bin/kube-apiserver-$K8S_VERSION"
 locked="$here/kube_apiserver"

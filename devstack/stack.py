@@ -20,18 +20,18 @@ from typing import Any
 import yaml
 from cryptography.hazmat.primitives import serialization
 
-from governance.devstack.files import write_private, write_public
-from governance.devstack.kafka import KafkaCluster
-from governance.devstack.kube import KubeApiServer
-from governance.devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties
-from governance.devstack.opa import OpaServer
-from governance.devstack.process import DevstackError, free_port, pid_alive, port_open, stop_pid
+from devstack.files import write_private, write_public
+from devstack.kafka import KafkaCluster
+from devstack.kube import KubeApiServer
+from devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties
+from devstack.opa import OpaServer
+from devstack.process import DevstackError, free_port, pid_alive, port_open, stop_pid
 from governance.policy.bundle import BUILTIN_DIR
 from governance.secrets.names import ca_key_secret
 from governance.secrets.pki import KeyPair, load_cert_pem, new_ca
 from governance.secrets.values import SecretValue, random_password
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 KAFKA_CLUSTERS = ("source", "target")
 COMPONENTS = ("kafka", "opa", "kube")
 CA_SECRET_NAME = "devstack-ca"

@@ -2,10 +2,10 @@
 # Fetch Spark's Kafka source for the installed pyspark from Maven Central into the cache.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
+root="$(cd "$here/../.." && pwd)"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 python="$root/.venv/bin/python"; [ -x "$python" ] || python=python3
 version="${PYSPARK_VERSION:-$("$python" -c 'import pyspark; print(pyspark.__version__)' 2>/dev/null || true)}"
 [ -n "$version" ] || { echo "error: pyspark is not installed (run make setup)" >&2; exit 1; }

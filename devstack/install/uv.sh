@@ -5,8 +5,8 @@
 # satisfies pyproject.toml (`--locked`), and installs exactly the lock (extras removed) in seconds.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 venv="$CACHE/uv-$UV_VERSION"
 if [ -x "$venv/bin/uv" ]; then echo "uv $UV_VERSION: cached at $venv/bin/uv"; exit 0; fi

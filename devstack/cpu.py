@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from governance.devstack.process import group_members
+from devstack.process import group_members
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 

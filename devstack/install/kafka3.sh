@@ -7,8 +7,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 version="$KAFKA3_VERSION"
 OUT="$CACHE/kafka-3.x-$version-mm2"
 if [ -f "$OUT/.complete" ]; then echo "kafka $version (older broker, MM2): cached at $OUT"; exit 0; fi

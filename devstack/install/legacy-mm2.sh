@@ -7,8 +7,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 for version in "$KAFKA_MM2_BELOW_MIN_VERSION" "$KAFKA_MM2_AT_MIN_VERSION"; do
   OUT="$CACHE/kafka-mm2-$version"
   if [ -f "$OUT/.complete" ]; then echo "kafka $version (MM2 only, version boundary): cached at $OUT"; continue; fi

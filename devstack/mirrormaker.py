@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from devstack import tools
+from devstack.files import write_public
+from devstack.kafka import JVM_OPTS, LOG4J2
+from devstack.process import LOOPBACK, ManagedProcess, ensure_port_free, free_port
 from governance.compile.mm2 import SCRAM_MODULE, Entry, jaas_quoted, render
 from governance.compile.mm2_logging import LOG_DIR_PROPERTY
-from governance.devstack import tools
-from governance.devstack.files import write_public
-from governance.devstack.kafka import JVM_OPTS, LOG4J2
-from governance.devstack.process import LOOPBACK, ManagedProcess, ensure_port_free, free_port
 
 MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
 STARTED_LINE = "Kafka MirrorMaker started"

@@ -4,8 +4,8 @@
 # the module's own go.mod graph, every module checked against its go.sum and Go's checksum database.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 OUT="$CACHE/bin/kustomize-$KUSTOMIZE_VERSION"
 if [ -x "$OUT" ]; then echo "kustomize $KUSTOMIZE_VERSION: cached at $OUT"; exit 0; fi

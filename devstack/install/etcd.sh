@@ -2,8 +2,8 @@
 # etcd for the local kube-apiserver, from Debian's packages, at ETCD_DEB_VERSION (versions.env).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 upstream="${ETCD_DEB_VERSION%%-*}"  # 3.4.23-4+b4 -> 3.4.23
 if command -v etcd >/dev/null; then
   found="$(etcd --version 2>/dev/null | sed -n 's/^etcd Version: //p')"

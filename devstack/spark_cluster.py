@@ -10,7 +10,7 @@ makes the process fail, and the start is retried on new ports. Ready means the m
     with SparkStandalone(run_dir, workers=2) as cluster:
         ... spark-submit --master {cluster.url} ...
 
-Used by tests and bench only (like the rest of `governance.devstack`).
+Used by tests and bench only (like the rest of `devstack`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from governance.devstack import tools
-from governance.devstack.files import write_public
-from governance.devstack.process import (
+from devstack import tools
+from devstack.files import write_public
+from devstack.process import (
     LOOPBACK,
     QUICK_JVM,
     DevstackError,

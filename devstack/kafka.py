@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from governance.devstack import tools
-from governance.devstack.files import write_private, write_public
-from governance.devstack.process import LOOPBACK, QUICK_JVM, DevstackError, ManagedProcess, ensure_port_free, port_open
+from devstack import tools
+from devstack.files import write_private, write_public
+from devstack.process import LOOPBACK, QUICK_JVM, DevstackError, ManagedProcess, ensure_port_free, port_open
 from governance.secrets.pki import KeyPair, issue_cert, pkcs12_keystore, pkcs12_truststore
 from governance.secrets.values import SecretValue
 

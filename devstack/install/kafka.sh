@@ -3,8 +3,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 version="$KAFKA_VERSION"
 DEPENDENCY_PLUGIN="org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN_VERSION"
 OUT="$CACHE/kafka-$version"

@@ -7,8 +7,8 @@
 # `builtinassets` tag): the stack uses the HTTP API only.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=versions.env
-. "$here/versions.env"
+# shellcheck source=../../governance/versions.env
+. "$here/../../governance/versions.env"
 CACHE="${MM2GOV_CACHE:-$HOME/.cache/mm2gov}"
 mkdir -p "$CACHE/bin" "$CACHE/build"
 
