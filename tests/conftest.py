@@ -28,6 +28,34 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         running.down()
 
 
+@pytest.fixture(scope="session")
+def warm_opa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One OPA for this worker's CLI runs that only need a decision: the URL for `--opa-url` or MM2GOV_OPA_URL.
+
+    A command starts its own OPA otherwise (about 0.4 s more a run: the tests that run a command dozens of
+    times use this one; a command's own OPA keeps its tests in test_validate_cli.py and wherever this is not
+    asked for). Empty at start: the first command uploads the library, the next ones find it there, and each
+    removes the organisation rules it uploaded (policy/opa.py), so runs do not see each other's rules.
+    """
+    from devstack.opa import OpaServer
+    from devstack.process import free_port
+
+    server = OpaServer(tmp_path_factory.mktemp("warm-opa"), free_port(), log_level="error")
+    server.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def decided_by_warm_opa(warm_opa: str) -> Iterator[str]:
+    """For a module: every mm2gov command it runs (in this process or as its own) asks `warm_opa`."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MM2GOV_OPA_URL", warm_opa)
+        yield warm_opa
+
+
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     """Run `mm2gov ARGS` in a fresh interpreter, as a user would."""
     return subprocess.run(

@@ -54,8 +54,9 @@ run_dir_option = click.option(
 format_option = click.option("--format", "output_format", type=click.Choice(["text", "json"]),
                              default="text", show_default=True, help="Output format on stdout.")
 SEVERITY_CHOICE = click.Choice(["info", "low", "medium", "high", "critical"])
-opa_url_option = click.option("--opa-url", default=None, metavar="URL",
-                              help="Use this OPA server instead of starting one (policies are uploaded to it).")
+opa_url_option = click.option("--opa-url", default=None, metavar="URL", envvar="MM2GOV_OPA_URL", show_envvar=True,
+                              help="Use this OPA server instead of starting one (policies are uploaded to it, and "
+                                   "the repo's organisation rules are removed again when the command ends).")
 fail_on_option = click.option("--fail-on", default="high", show_default=True, type=SEVERITY_CHOICE,
                               help="Exit 1 when a violation has this severity or higher.")
 repo_argument = click.argument("repo", type=click.Path(path_type=Path))

@@ -103,6 +103,17 @@ class OpaEngine:
         self._upload(modules)
         self.extra = list(modules)
 
+    def _remove_extra(self) -> None:
+        """Best effort: an OPA that stopped answering keeps them (a warning says so)."""
+        assert self.client is not None
+        for module in self.extra:
+            try:
+                self.client.delete_policy(module.id)
+            except Exception as exc:  # noqa: BLE001 - closing: the command's answer is already given
+                log.warning("could not remove organisation module %s from %s: %s", module.id, self.url,
+                            type(exc).__name__)
+        self.extra = []
+
     def _upload(self, modules: list[PolicyModule]) -> None:
         assert self.client is not None
         for module in modules:
@@ -126,6 +137,8 @@ class OpaEngine:
 
     def close(self) -> None:
         if self.client is not None:
+            if self._process is None:  # an external OPA outlives this command: the next one must not see our rules
+                self._remove_extra()
             self.client.close_connection()
             self.client = None
         if self._process is not None:

@@ -36,6 +36,8 @@ from governance.secrets.values import random_password
 from tests.conftest import REPO_ROOT, run_cli
 from tests.tools.estate import clear_kafka
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 MARKERS = {"aud-a": "lob-a", "aud-b": "lob-b", "aud-c": "lob-c"}
 FLOWS = {tenant: flow_id(tenant, "source", "target") for tenant in ("aud-a", "aud-b")}  # the model's names
 MM2_A = mm2_principal(FLOWS["aud-a"])

@@ -31,6 +31,8 @@ from tests.conftest import run_cli, secret_values
 from tests.integration.test_replication_policy import commit_group_offset, paced, wait_for
 from tests.tools.in_process import run_in_process
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 RECORDS = 10
 COMMITTED = {"readers": 4, "audit": 7}  # each group consumed this many records of the topic on the source
 MORE = 7  # produced on the source while MM2 is stopped

@@ -31,7 +31,8 @@ from tests.conftest import REPO_ROOT
 from tests.tools.in_process import run_in_process
 from tests.unit.test_generated_files import parsed as generated_files
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.usefixtures("decided_by_warm_opa")]  # its mm2gov runs ask one warm OPA (tests/conftest.py)
 
 ACME = REPO_ROOT / "examples" / "acme"
 FILES = {"ClustersFile": ["clusters.yaml"], "Tenant": sorted(f"tenants/{p.name}" for p in (ACME / "tenants").iterdir())}

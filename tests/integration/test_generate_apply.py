@@ -26,6 +26,8 @@ from tests.conftest import REPO_ROOT, run_cli
 from tests.tools.offsets import total_end_offset
 from tests.tools.wait import wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 NEIGHBOUR = AclBinding("User:neighbour", "TOPIC", "neighbour.", "PREFIXED", "READ")
 
 

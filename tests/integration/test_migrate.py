@@ -37,6 +37,8 @@ from tests.tools.in_process import run_in_process
 from tests.tools.offsets import deepest_partition, end_offsets, read_to_end
 from tests.tools.wait import wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 PARTITIONS = 3
 BATCH = 25  # records per tenant per batch
 PACE_SECONDS = 0.1

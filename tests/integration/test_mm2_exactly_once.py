@@ -36,6 +36,8 @@ from tests.integration.test_replication_policy import paced
 from tests.tools.offsets import deepest_partition, read_to_end, total_end_offset
 from tests.tools.wait import wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 log = logging.getLogger(__name__)
 
 # 20,000 records per tenant suffice: both MM2s are killed once each has copied KILLED_AFTER records while the

@@ -21,7 +21,8 @@ from governance.importer import REMOVED_IN_KAFKA_4
 from tests.tools.in_process import run_in_process
 from tests.tools.jshell import ask
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.usefixtures("decided_by_warm_opa")]  # its mm2gov runs ask one warm OPA (tests/conftest.py)
 
 TOPICS = ["pay.orders", "pay.secret.keys", "pay.secrets", "pay.tmp.1", "pay.ex.a", "pay.x.internal",
           "pay.x-internal", "pay.r.replica", "pay.xreplica", "pay.ok", "pay.tmpx", "other.orders",

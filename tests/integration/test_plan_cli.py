@@ -11,6 +11,8 @@ import pytest
 
 from tests.conftest import REPO_ROOT, run_cli
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 ACME = REPO_ROOT / "examples" / "acme"
 
 

@@ -23,6 +23,8 @@ from governance.secrets.pki import issue_cert, new_ca
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def certified(stack, tmp_path_factory):

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import urllib.request
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
 
+from governance.config import load_inventory
+from governance.policy.bundle import builtin_modules, org_modules
 from tests.conftest import REPO_ROOT, run_cli
 
 ACME = REPO_ROOT / "examples" / "acme"
@@ -112,6 +115,31 @@ def test_opa_that_cannot_start_is_exit_3(tmp_path):
     assert done.stderr.startswith("error: OPA cannot start: opa ") and "make setup" in done.stderr
 
 
-def test_external_opa_url_is_used(stack):
-    done = run_cli("validate", str(ACME), "--opa-url", stack.opa.url)
+def opa_policy_ids(url: str) -> set[str]:
+    with urllib.request.urlopen(f"{url}/v1/policies", timeout=10) as response:
+        return {policy["id"] for policy in json.load(response)["result"]}
+
+
+def test_external_opa_url_is_used_and_keeps_no_organisation_rule(warm_opa):
+    """The library is uploaded to the external OPA and stays (the next run finds it); acme's organisation rule
+    is uploaded for the run and removed at its end: another repo judged by that OPA later never sees it."""
+    org = {m.id for m in org_modules(load_inventory(ACME).org_policies, ACME)}
+    assert org, "acme has an organisation rule"
+    done = run_cli("validate", str(ACME), "--opa-url", warm_opa)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "no violations\n"
+    held = opa_policy_ids(warm_opa)
+    assert {m.id for m in builtin_modules()} <= held
+    assert not org & held, org & held
+
+
+def test_the_opa_url_can_come_from_the_environment_and_the_flag_wins(warm_opa):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    dead = f"http://127.0.0.1:{port}"
+    done = run_cli("validate", str(ACME), env={"MM2GOV_OPA_URL": dead})
+    assert done.returncode == 3
+    assert done.stderr.strip() == f"error: OPA unreachable at {dead}: cannot evaluate policies, denying"
+    done = run_cli("validate", str(ACME), "--opa-url", warm_opa, env={"MM2GOV_OPA_URL": dead})
     assert done.returncode == 0, done.stderr
