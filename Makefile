@@ -34,7 +34,9 @@ lint: python-env
 # reorder, which --no-loadscope-reorder turns off, would hand them out last). Measured on 2 cores from a fresh
 # clone, cache warm: 14:54 for 1171 tests, 15:50 for 1226, then 14:21 for 1243 and 14:22 for 1248 once reads to
 # a known end stopped waiting (2026-11-25; 29 min before issue 23), 16:10 for 1364 (session 12: the audit, failover,
-# probe and migrate now run the policy; new oracle and order-independence tests). Three workers were no faster
+# probe and migrate now run the policy; new oracle and order-independence tests); session 13: 15:12 for 1407 and
+# 15:38 for 1418 (run-to-run spread about half a minute; `make test` prints a per-worker timeline with each
+# module's CPU seconds, to aim the next cuts). Three workers were no faster
 # (16:58 against 15:50: they start the three heaviest fixtures at once). PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 2
 test: setup
