@@ -29,7 +29,7 @@ from governance.compile.topics import RemoteTopic
 from governance.config.schema import Cluster
 from governance.errors import ConfigError
 from governance.model import mm2_settings
-from governance.model.acl import AclBinding, Operation, ResourceType
+from governance.model.acl import AclBinding
 from governance.model.mm2_settings import Config
 from governance.model.names import (
     CA_CERT_KEY,
@@ -43,12 +43,12 @@ from governance.model.tenancy import Flow, Tenancy
 
 API_VERSION = "kafka.strimzi.io/v1"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "mm2gov"}
-OPERATIONS: dict[Operation, str] = {
+OPERATIONS = {
     "READ": "Read", "WRITE": "Write", "CREATE": "Create", "DELETE": "Delete", "ALTER": "Alter",
     "DESCRIBE": "Describe", "CLUSTER_ACTION": "ClusterAction", "DESCRIBE_CONFIGS": "DescribeConfigs",
     "ALTER_CONFIGS": "AlterConfigs", "IDEMPOTENT_WRITE": "IdempotentWrite", "ALL": "All",
 }
-RESOURCE_TYPES: dict[ResourceType, AclResourceType] = {
+RESOURCE_TYPES: dict[str, AclResourceType] = {
     "TOPIC": "topic", "GROUP": "group", "CLUSTER": "cluster", "TRANSACTIONAL_ID": "transactionalId"}
 
 
