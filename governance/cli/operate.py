@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +18,12 @@ from governance.cli.root import (
     secrets_dir_option,
 )
 from governance.errors import EXIT_VIOLATIONS, MM2GovError
+
+if TYPE_CHECKING:  # the commands import what they run when they run (the CLI starts fast)
+    from governance.config.loader import Inventory
+    from governance.probe.live import ProbeFlow
+    from governance.probe.serve import ProbeMetrics
+    from governance.secrets.store import SecretStore
 
 log = logging.getLogger("mm2gov")
 
@@ -99,10 +107,14 @@ def probe(tenant: str, pair: str | None, repo: Path, secrets_dir: Path, per_part
     from governance.render import probe as render
     from governance.secrets.store import DirSecretStore
 
-    if pair is not None and (len(pair.split("->")) != 2 or not all(pair.split("->"))):
-        raise click.BadParameter(f"{pair!r} is not SOURCE->TARGET", param_hint="--flow")
+    only: tuple[str, str] | None = None
+    if pair is not None:
+        source, _, target = pair.partition("->")
+        if not source or not target or "->" in target:
+            raise click.BadParameter(f"{pair!r} is not SOURCE->TARGET", param_hint="--flow")
+        only = (source, target)
     inventory, decision = _decided(repo, opa_url)
-    flows = probe_flows(decision.tenancy, tenant, tuple(pair.split("->")) if pair else None)  # type: ignore[arg-type]
+    flows = probe_flows(decision.tenancy, tenant, only)
     store = DirSecretStore(secrets_dir)
     if serve:
         _probe_serve(inventory, flows, store, per_partition, min(wait, interval), host, port, interval)
@@ -117,8 +129,8 @@ def probe(tenant: str, pair: str | None, repo: Path, secrets_dir: Path, per_part
         sys.exit(EXIT_VIOLATIONS)
 
 
-def _probe_serve(inventory, flows, store, per_partition: int, wait: float, host: str, port: int,
-                 interval: float) -> None:
+def _probe_serve(inventory: Inventory, flows: list[ProbeFlow], store: SecretStore, per_partition: int, wait: float,
+                 host: str, port: int, interval: float) -> None:
     """`probe --serve`: each flow probed every interval (credentials read again each run, so rotated
     Secrets are used), the figures as metrics (governance/probe/serve.py) until SIGTERM or SIGINT."""
     import signal
@@ -129,7 +141,7 @@ def _probe_serve(inventory, flows, store, per_partition: int, wait: float, host:
     from governance.probe.assess import assess, misses
     from governance.probe.live import probe_configs, probe_once
 
-    def once(flow):
+    def once(flow: ProbeFlow) -> Callable[[ProbeMetrics], None]:
         def run(metrics: probe_serve.ProbeMetrics) -> None:
             done = probe_once(flow, *probe_configs(inventory.clusters, flow, store), per_partition, wait)
             result = assess(done.run, done.sent, done.received)

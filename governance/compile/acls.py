@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from governance.model.acl import AclBinding
+from governance.model.acl import AclBinding, Operation, PatternType, ResourceType
 from governance.model.names import mm2_internal_prefix, mm2_transactional_ids
 from governance.model.tenancy import Flow, Tenancy
 
@@ -47,7 +47,7 @@ def tenant_bindings(tenancy: Tenancy) -> ClusterBindings:
 SEPARATORS = (".", "-", "_")
 
 
-def pattern_type(name: str) -> str:
+def pattern_type(name: str) -> PatternType:
     """PREFIXED only for a prefix that ends with a separator; anything else is the exact name.
 
     A PREFIXED ACL on `payments.public` also covers `payments.publicity-raw`: by
@@ -57,29 +57,31 @@ def pattern_type(name: str) -> str:
     return "PREFIXED" if name.endswith(SEPARATORS) else "LITERAL"
 
 
-def _grant(into: set[AclBinding], principal: str, resource_type: str, prefixes: Sequence[str],
-           operations: Sequence[str]) -> None:
+def _grant(into: set[AclBinding], principal: str, resource_type: ResourceType, prefixes: Sequence[str],
+           operations: Sequence[Operation]) -> None:
     for prefix in prefixes:
         for operation in operations:
-            into.add(AclBinding(principal, resource_type, prefix, pattern_type(prefix), operation))  # type: ignore[arg-type]
+            into.add(AclBinding(principal, resource_type, prefix, pattern_type(prefix), operation))
 
 
 CLUSTER_RESOURCE = "kafka-cluster"  # the CLUSTER resource's name, for detectors; mm2gov grants nothing on it
-MM2_SOURCE_TOPIC_OPS = ["READ", "DESCRIBE", "DESCRIBE_CONFIGS"]
+MM2_SOURCE_TOPIC_OPS: list[Operation] = ["READ", "DESCRIBE", "DESCRIBE_CONFIGS"]
 # READ on the remote topics: MirrorCheckpointTask commits the tenant groups' translated offsets on the
 # target (OffsetCommit authorises READ on each topic); READ implies the DESCRIBE the rest needs.
-MM2_TARGET_REMOTE_OPS = ["CREATE", "READ", "WRITE", "ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"]
-MM2_TARGET_INTERNAL_OPS = ["CREATE", "READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"]
+MM2_TARGET_REMOTE_OPS: list[Operation] = [
+    "CREATE", "READ", "WRITE", "ALTER", "ALTER_CONFIGS", "DESCRIBE", "DESCRIBE_CONFIGS"]
+MM2_TARGET_INTERNAL_OPS: list[Operation] = ["CREATE", "READ", "WRITE", "DESCRIBE", "DESCRIBE_CONFIGS"]
 # READ on the tenant's groups on the target: describing and altering their offsets (group offset sync);
 # DESCRIBE, which READ implies, spelled out as for the Connect group (the audit expands implied operations).
-MM2_TARGET_GROUP_OPS = ["READ", "DESCRIBE"]
+MM2_TARGET_GROUP_OPS: list[Operation] = ["READ", "DESCRIBE"]
 
 # A transactional producer needs WRITE on its id (InitProducerId, AddPartitionsToTxn, EndTxn) and
 # DESCRIBE (FindCoordinator), which WRITE implies; spelled out as above. Nothing on CLUSTER: since
 # KIP-679 WRITE on a topic implies IDEMPOTENT_WRITE.
-MM2_TRANSACTIONAL_OPS = ["WRITE", "DESCRIBE"]
+MM2_TRANSACTIONAL_OPS: list[Operation] = ["WRITE", "DESCRIBE"]
 
-Mm2Scope = list[tuple[str, str, Sequence[str], Sequence[str]]]  # (cluster, resource type, prefixes, operations)
+# (cluster, resource type, prefixes, operations)
+Mm2Scope = list[tuple[str, ResourceType, Sequence[str], Sequence[Operation]]]
 
 
 def mm2_scope(source: str, target: str, flow: str, topic_prefixes: Sequence[str], group_prefixes: Sequence[str],
@@ -126,8 +128,8 @@ def mm2_bindings(tenancy: Tenancy) -> ClusterBindings:
 # The probe (`mm2gov probe`) creates its topic and writes canaries on the source, and reads them back on the
 # target with assign() and no commits: no group, nothing on CLUSTER (since KIP-679 WRITE on a topic implies
 # the idempotent producer's IDEMPOTENT_WRITE). DESCRIBE, which WRITE and READ imply, spelled out as above.
-PROBE_SOURCE_OPS = ["CREATE", "WRITE", "DESCRIBE"]
-PROBE_TARGET_OPS = ["READ", "DESCRIBE"]
+PROBE_SOURCE_OPS: list[Operation] = ["CREATE", "WRITE", "DESCRIBE"]
+PROBE_TARGET_OPS: list[Operation] = ["READ", "DESCRIBE"]
 
 
 def probe_scope(flow: Flow) -> Mm2Scope:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from governance import __version__
 from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.compile.mm2 import Mm2Flow, compile_flows
 from governance.compile.monitoring import compile_monitoring
 from governance.compile.strimzi import compile_strimzi
+from governance.compile.strimzi_types import StrimziObject
 from governance.compile.topics import RemoteTopic, remote_topics
 from governance.config.loader import Inventory
 from governance.policy.engine import Decision
@@ -24,7 +24,7 @@ DEFAULT_SECRETS_PATH = "/etc/mm2gov/secrets"
 class DesiredState:
     bindings: ClusterBindings
     flows: list[Mm2Flow]
-    strimzi: list[dict[str, Any]]
+    strimzi: list[StrimziObject]
     monitoring: dict[str, str]  # path under OUT/monitoring -> text
     header: str
     topics: list[RemoteTopic] = field(default_factory=list)  # exact remote topics to create on targets

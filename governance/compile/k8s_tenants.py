@@ -8,7 +8,8 @@ as a number, a boolean or null), and nothing a name holds can add a key or a doc
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
 import yaml
 
@@ -19,15 +20,27 @@ from governance.errors import ConfigError
 TEMPLATE = resources.k8s_dir() / "tenant" / "rbac.yaml"  # $MM2GOV_K8S, else the package's copy of k8s/
 
 
-def secret_rules(names: list[str]) -> list[dict[str, object]]:
+class PolicyRule(TypedDict):
+    """A rule of the tenant's Role (rbac.authorization.k8s.io/v1), as mm2gov writes it."""
+
+    apiGroups: list[str]
+    resources: list[str]
+    resourceNames: list[str]
+    verbs: list[str]
+
+
+def secret_rules(names: list[str]) -> list[PolicyRule]:
     """`get` on exactly these Secrets; no rule for none (an empty resourceNames grants every Secret)."""
     if not names:
         return []
     return [{"apiGroups": [""], "resources": ["secrets"], "resourceNames": sorted(set(names)), "verbs": ["get"]}]
 
 
-def _filled(node: Any, values: dict[str, Any]) -> Any:
-    """`node` with every string that is exactly a placeholder (`${NAME}`) replaced by its value."""
+def _filled(node: object, values: Mapping[str, object]) -> object:
+    """`node` with every string that is exactly a placeholder (`${NAME}`) replaced by its value.
+
+    `node` is any part of the template as YAML read it: the template is a file an operator may replace
+    ($MM2GOV_K8S), so its shape is open; only its placeholders are mm2gov's."""
     if isinstance(node, dict):
         return {key: _filled(item, values) for key, item in node.items()}
     if isinstance(node, list):
@@ -47,7 +60,7 @@ def tenant_manifests(tenant_namespaces: dict[str, str], tenant_secrets: dict[str
     `tenant_secrets[tenant]`: the Secrets placed in the tenant's namespace for it
     (governance.secrets.placement), the only ones its Role may read.
     """
-    documents = list(yaml.safe_load_all(TEMPLATE.read_text(encoding="utf-8")))
+    documents: list[object] = list(yaml.safe_load_all(TEMPLATE.read_text(encoding="utf-8")))
     return {tenant: f"{header}\n" + yaml.dump_all(
                 [_filled(document, {"TENANT": tenant, "NAMESPACE": namespace,
                                     "RULES": secret_rules(tenant_secrets.get(tenant, []))})

@@ -8,10 +8,23 @@ as OUT/acls). Passwords come from mm2gov's secrets by reference.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from governance.compile.acls import ClusterBindings
 from governance.compile.mm2 import groups_exclude, topics_exclude
+from governance.compile.strimzi_types import (
+    AclResourceType,
+    AclRule,
+    AclRuleResource,
+    ClientTls,
+    ClusterRef,
+    ConnectorConfig,
+    KafkaMirrorMaker2,
+    KafkaTopic,
+    KafkaUser,
+    Mirror,
+    ScramAuthentication,
+    StrimziObject,
+)
 from governance.compile.topics import RemoteTopic
 from governance.config.schema import Cluster
 from governance.errors import ConfigError
@@ -35,22 +48,23 @@ OPERATIONS = {
     "DESCRIBE": "Describe", "CLUSTER_ACTION": "ClusterAction", "DESCRIBE_CONFIGS": "DescribeConfigs",
     "ALTER_CONFIGS": "AlterConfigs", "IDEMPOTENT_WRITE": "IdempotentWrite", "ALL": "All",
 }
-RESOURCE_TYPES = {"TOPIC": "topic", "GROUP": "group", "CLUSTER": "cluster", "TRANSACTIONAL_ID": "transactionalId"}
+RESOURCE_TYPES: dict[str, AclResourceType] = {
+    "TOPIC": "topic", "GROUP": "group", "CLUSTER": "cluster", "TRANSACTIONAL_ID": "transactionalId"}
 
 
-def _tls(cluster: Cluster) -> dict[str, Any] | None:
+def _tls(cluster: Cluster) -> ClientTls | None:
     if cluster.security.protocol not in ("SSL", "SASL_SSL") or not cluster.security.ca_secret:
         return None
     return {"trustedCertificates": [{"secretName": cluster.security.ca_secret, "certificate": CA_CERT_KEY}]}
 
 
-def _authentication(alias: str, principal: str) -> dict[str, Any]:
+def _authentication(alias: str, principal: str) -> ScramAuthentication:
     return {"type": "scram-sha-512", "username": user_name(principal),
             "passwordSecret": {"secretName": scram_secret(alias, principal), "password": PASSWORD_KEY}}
 
 
-def _cluster_ref(alias: str, cluster: Cluster, principal: str) -> dict[str, Any]:
-    ref: dict[str, Any] = {"alias": alias, "bootstrapServers": cluster.bootstrap_servers,
+def _cluster_ref(alias: str, cluster: Cluster, principal: str) -> ClusterRef:
+    ref: ClusterRef = {"alias": alias, "bootstrapServers": cluster.bootstrap_servers,
                            "authentication": _authentication(alias, principal)}
     tls = _tls(cluster)
     if tls:
@@ -58,12 +72,12 @@ def _cluster_ref(alias: str, cluster: Cluster, principal: str) -> dict[str, Any]
     return ref
 
 
-def settings_config(flow: Flow, config: Config) -> dict[str, Any]:
+def settings_config(flow: Flow, config: Config) -> ConnectorConfig:
     """One config map of the flow's KafkaMirrorMaker2: the table's entries for it, in the table's order."""
     return {setting.key: setting.value for setting in mm2_settings.for_flow(flow) if config in setting.strimzi}
 
 
-def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka_version: str) -> dict[str, Any]:
+def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka_version: str) -> KafkaMirrorMaker2:
     source, target, flow_id = flow.source, flow.target, flow.id
     strimzi = clusters[target].strimzi
     assert strimzi is not None
@@ -77,6 +91,17 @@ def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka
     connector_config = settings_config(flow, Config.SOURCE)
     checkpoint_config = settings_config(flow, Config.CHECKPOINT)
     worker_config = settings_config(flow, Config.WORKER)
+    mirror: Mirror = {
+        "source": _cluster_ref(source, clusters[source], principal),
+        "sourceConnector": {"tasksMax": 1, "config": connector_config},
+        # Strimzi's v1 API has no heartbeat connector: heartbeats run in the dedicated MM2 only
+        "checkpointConnector": {"tasksMax": 1, "config": checkpoint_config},
+        "topicsPattern": ",".join(flow.topic_items),
+        "topicsExcludePattern": topics_exclude(flow.exclude_topics),
+        "groupsPattern": ",".join(flow.groups) or "^$",
+    }
+    if flow.exclude_groups:
+        mirror["groupsExcludePattern"] = groups_exclude(flow.exclude_groups)
     return {
         "apiVersion": API_VERSION, "kind": "KafkaMirrorMaker2",
         "metadata": {"name": name, "namespace": strimzi.namespace,
@@ -92,33 +117,24 @@ def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka
                 "statusStorageTopic": connect.status,
                 "config": worker_config,
             },
-            "mirrors": [{
-                "source": _cluster_ref(source, clusters[source], principal),
-                "sourceConnector": {"tasksMax": 1, "config": connector_config},
-                # Strimzi's v1 API has no heartbeat connector: heartbeats run in the dedicated MM2 only
-                "checkpointConnector": {"tasksMax": 1, "config": checkpoint_config},
-                "topicsPattern": ",".join(flow.topic_items),
-                "topicsExcludePattern": topics_exclude(flow.exclude_topics),
-                "groupsPattern": ",".join(flow.groups) or "^$",
-                **({"groupsExcludePattern": groups_exclude(flow.exclude_groups)} if flow.exclude_groups else {}),
-            }],
+            "mirrors": [mirror],
         },
     }
 
 
-def strimzi_acl(binding: AclBinding) -> dict[str, Any]:
-    resource: dict[str, Any] = {"type": RESOURCE_TYPES[binding.resource_type]}
+def strimzi_acl(binding: AclBinding) -> AclRule:
+    resource: AclRuleResource = {"type": RESOURCE_TYPES[binding.resource_type]}
     if binding.resource_type != "CLUSTER":
         resource["name"] = binding.resource_name
         resource["patternType"] = "prefix" if binding.pattern_type == "PREFIXED" else "literal"
-    acl = {"resource": resource, "operations": [OPERATIONS[binding.operation]], "host": binding.host}
+    acl: AclRule = {"resource": resource, "operations": [OPERATIONS[binding.operation]], "host": binding.host}
     if binding.permission == "DENY":
         acl["type"] = "deny"
     return acl
 
 
 def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[AclBinding],
-               tenant: str | None = None) -> dict[str, Any]:
+               tenant: str | None = None) -> KafkaUser:
     strimzi = cluster.strimzi
     assert strimzi is not None
     labels = {**MANAGED_BY, "strimzi.io/cluster": strimzi.cluster}
@@ -135,7 +151,7 @@ def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[
     }
 
 
-def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> dict[str, Any]:
+def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> KafkaTopic:
     """A KafkaTopic for a remote topic; the object name is names.kafka_topic_object's, spec.topicName the real name."""
     strimzi = cluster.strimzi
     assert strimzi is not None
@@ -149,10 +165,10 @@ def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> dict[str, Any]:
 
 
 def compile_strimzi(tenancy: Tenancy, clusters: Mapping[str, Cluster], bindings: ClusterBindings,
-                    kafka_version: str, topics: Sequence[RemoteTopic] = ()) -> list[dict[str, Any]]:
+                    kafka_version: str, topics: Sequence[RemoteTopic] = ()) -> list[StrimziObject]:
     """All Strimzi objects, sorted by kind, namespace and name."""
-    objects = [mirror_maker(tenant.tenant, flow, clusters, kafka_version)
-               for tenant, flow in tenancy.flows() if clusters[flow.target].strimzi is not None]
+    objects: list[StrimziObject] = [mirror_maker(tenant.tenant, flow, clusters, kafka_version)
+                                    for tenant, flow in tenancy.flows() if clusters[flow.target].strimzi is not None]
     principal_tenants = tenancy.principal_owners()
     objects += [kafka_topic(t, clusters[t.target]) for t in topics if clusters[t.target].strimzi is not None]
     owners: dict[tuple[str, str], str] = {}

@@ -273,7 +273,7 @@ class _Parser:
         self.pos += 1
         return self.literal(char)
 
-    def character_class(self) -> Other:
+    def character_class(self) -> Char | Other:
         start = self.pos
         self.pos += 1
         if self.peek() == "^":
@@ -296,7 +296,7 @@ class _Parser:
         if count == 0:
             raise self.fail("empty character class")
         if chars is not None and len(chars) == 1 and not text.startswith("[^"):
-            return Char(next(iter(chars)))  # type: ignore[return-value]  # [.] is a literal dot
+            return Char(next(iter(chars)))  # [.] is a literal dot
         return Other(text)
 
     def class_char(self) -> str:

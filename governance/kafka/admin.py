@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import socket
 from collections.abc import Iterable
+from concurrent.futures import Future
+from enum import Enum
 from typing import Any
 
 from confluent_kafka import KafkaException
@@ -25,13 +27,14 @@ from confluent_kafka.admin import (
     ResourceType,
     ScramCredentialInfo,
     ScramMechanism,
+    UserScramCredentialAlteration,
     UserScramCredentialDeletion,
     UserScramCredentialUpsertion,
 )
 
 from governance.config.regex import split_list
 from governance.errors import RuntimeFailure
-from governance.model.acl import AclBinding
+from governance.model.acl import AclBinding, as_operation, as_pattern_type, as_permission, as_resource_type
 from governance.secrets.values import SecretValue
 
 log = logging.getLogger("mm2gov.kafka")
@@ -89,8 +92,9 @@ def upsert_scram_users(admin: AdminClient, passwords: dict[str, SecretValue], me
     mech = ScramMechanism[mechanism.replace("-", "_")]
     users = sorted(passwords)
     for start in range(0, len(users), batch):
-        upserts = [UserScramCredentialUpsertion(u, ScramCredentialInfo(mech, iterations),
-                                                passwords[u].reveal().encode()) for u in users[start:start + batch]]
+        upserts: list[UserScramCredentialAlteration] = [
+            UserScramCredentialUpsertion(u, ScramCredentialInfo(mech, iterations), passwords[u].reveal().encode())
+            for u in users[start:start + batch]]
         _wait(admin.alter_user_scram_credentials(upserts, request_timeout=TIMEOUT), "SCRAM user")
 
 
@@ -123,15 +127,28 @@ def create_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int =
 
 
 def from_kafka(binding: KafkaAclBinding) -> AclBinding:
-    kind = _FROM_KAFKA_TYPE.get(binding.restype.name, binding.restype.name)
-    return AclBinding(binding.principal, kind, binding.name,  # type: ignore[arg-type]
-                      binding.resource_pattern_type.name, binding.operation.name,  # type: ignore[arg-type]
-                      binding.permission_type.name, binding.host)  # type: ignore[arg-type]
+    """A broker's binding as mm2gov's, each name checked (model/acl.py: UNKNOWN, librdkafka's name for what it
+    cannot name, is kept as read)."""
+    kind = _member_name(binding.restype)
+    return AclBinding(binding.principal, as_resource_type(_FROM_KAFKA_TYPE.get(kind, kind)), binding.name,
+                      as_pattern_type(_member_name(binding.resource_pattern_type)),
+                      as_operation(_member_name(binding.operation)),
+                      as_permission(_member_name(binding.permission_type)), binding.host)
+
+
+def _member_name(value: Enum | str | int) -> str:
+    """The name of an enum field of confluent-kafka's AclBinding: its constructor turns every one into its enum's
+    member, though its annotations keep what the constructor takes (the member, its name or its value)."""
+    if not isinstance(value, Enum):
+        raise TypeError(f"confluent-kafka gave {value!r} where an enum member belongs")
+    return value.name
 
 
 def describe_acls(admin: AdminClient) -> set[AclBinding]:
     """Every ACL binding on the cluster."""
-    everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
+    # None matches any name, principal and host (confluent-kafka's documented filter); its annotations, inherited
+    # from AclBinding, say str
+    everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,  # type: ignore[arg-type]
                                   AclOperation.ANY, AclPermissionType.ANY)
     try:
         found = admin.describe_acls(everything, request_timeout=TIMEOUT).result(timeout=TIMEOUT)
@@ -150,14 +167,18 @@ def delete_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int =
 
 def scram_users(admin: AdminClient) -> set[str]:
     try:
-        described = admin.describe_user_scram_credentials(request_timeout=TIMEOUT).result(timeout=TIMEOUT)
+        every_user = admin.describe_user_scram_credentials(request_timeout=TIMEOUT)  # no users named: one future
+        if not isinstance(every_user, Future):
+            raise TypeError(f"confluent-kafka gave {type(every_user).__name__} where one future belongs")
+        described = every_user.result(timeout=TIMEOUT)
     except KafkaException as exc:
         raise RuntimeFailure(f"describe SCRAM users: {exc.args[0].name()}: {exc.args[0].str()}") from None
     return set(described)
 
 
 def delete_scram_users(admin: AdminClient, users: Iterable[str], mechanism: str = "SCRAM-SHA-512") -> None:
-    deletions = [UserScramCredentialDeletion(u, ScramMechanism[mechanism.replace("-", "_")]) for u in sorted(users)]
+    deletions: list[UserScramCredentialAlteration] = [
+        UserScramCredentialDeletion(u, ScramMechanism[mechanism.replace("-", "_")]) for u in sorted(users)]
     if deletions:
         _wait(admin.alter_user_scram_credentials(deletions, request_timeout=TIMEOUT), "delete SCRAM user",
               ignore=("RESOURCE_NOT_FOUND",))

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from confluent_kafka import KafkaException, Producer
+from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from governance.compile.mm2 import REPLICATION_POLICIES, topics_exclude
 from governance.config.loader import Inventory
@@ -245,22 +245,26 @@ def write(migration: Migration, target: dict[str, Any]) -> dict[str, int]:
         raise RuntimeFailure("refusing to write seeds while the plan has refusals")
     alias = migration.legacy.target
     pending = migration.pending()
-    counts = {flow.offsets_topic: migration.facts.flow_offsets[flow.flow].partitions for flow in migration.flows}
-    missing = sorted({s.offsets_topic for s in pending if counts[s.offsets_topic] is None})
+    existing = {flow.offsets_topic: migration.facts.flow_offsets[flow.flow].partitions for flow in migration.flows}
+    missing = sorted({s.offsets_topic for s in pending if existing[s.offsets_topic] is None})
     admin = kafka_admin.admin_client(target)
     for name in missing:
         kafka_admin.create_topics(admin, [name], partitions=OFFSETS_PARTITIONS, replication_factor=-1,
                                   exist_ok=False, config=OFFSETS_TOPIC_CONFIG)
         log.info("%s: created %s (%d partitions, compacted)", alias, name, OFFSETS_PARTITIONS)
-    counts.update(_created(alias, target, missing))
+    counts = {name: n for name, n in existing.items() if n is not None} | _created(alias, target, missing)
     failures: list[str] = []
+
+    def delivered(err: KafkaError | None, _msg: Message) -> None:
+        if err:
+            failures.append(f"{err.name()}: {err.str()}")
+
     producer = Producer({**target, "enable.idempotence": True, "acks": "all", "message.timeout.ms": 60000},
                         logger=logging.getLogger("mm2gov.librdkafka"))
     for seed in pending:
         key, value = seed_record(seed.position)
         producer.produce(seed.offsets_topic, key=key, value=value,
-                         partition=offsets_partition(key, counts[seed.offsets_topic]),  # type: ignore[arg-type]
-                         on_delivery=lambda err, _msg: err and failures.append(f"{err.name()}: {err.str()}"))
+                         partition=offsets_partition(key, counts[seed.offsets_topic]), on_delivery=delivered)
         producer.poll(0)
     left = producer.flush(90)
     if failures or left:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from governance.model import names
+from governance.model.acl import Operation
 
 EXACTLY_ONCE = "exactly_once"
 
@@ -38,8 +39,8 @@ Names = tuple[StrictStr, ...]
 class Principal(_Model):
     name: StrictStr
     access: tuple[Literal["read", "write"], ...]
-    topic_operations: Names
-    group_operations: Names
+    topic_operations: tuple[Operation, ...]  # Kafka's names, as the policy decided them
+    group_operations: tuple[Operation, ...]
 
     @property
     def reads(self) -> bool:

@@ -107,9 +107,11 @@ def flow_topic_changes(base: Tenancy, head: Tenancy,
         # MM2 ORs the items of each list: order is no change
         if old and new and set(old_patterns) == set(new_patterns) and set(old_excludes) == set(new_excludes):
             continue
-        tenant, flow = new or old  # type: ignore[misc]
+        latest, earliest = new or old, old or new  # the flow as it is after, else before; before, else after
+        assert latest is not None and earliest is not None  # flow_id is a key of before or after
+        tenant, flow = latest
         status = ADDED if old is None else REMOVED if new is None else CHANGED
-        prefixes = (old or new)[1].remote_topic_prefixes  # type: ignore[index]
+        prefixes = earliest[1].remote_topic_prefixes
         if old and head_bindings is None:
             head_bindings = desired_bindings(head)
         change = FlowTopics(
@@ -133,6 +135,6 @@ def flow_topic_changes(base: Tenancy, head: Tenancy,
             stopped = sorted(was - now)
             change = replace(change, live=True, topics_started=tuple(sorted(now - was)),
                              topics_stopped=tuple(stopped),
-                             remote_stopped=tuple((old or new)[1].remote_name(t) for t in stopped))  # type: ignore[index]
+                             remote_stopped=tuple(earliest[1].remote_name(t) for t in stopped))
         changes.append(change)
     return changes

@@ -32,7 +32,15 @@ from governance.secrets.names import (
     tls_secret,
     user_name,
 )
-from governance.secrets.pki import KeyPair, issue_cert, load_cert_pem, new_ca, pkcs12_keystore, pkcs12_truststore
+from governance.secrets.pki import (
+    KeyPair,
+    PrivateKey,
+    issue_cert,
+    load_cert_pem,
+    new_ca,
+    pkcs12_keystore,
+    pkcs12_truststore,
+)
 from governance.secrets.store import SecretDoc, SecretStore
 from governance.secrets.values import SecretValue, random_password
 
@@ -117,7 +125,11 @@ def load_ca(store: SecretStore, name: str, alias: str) -> KeyPair | None:
         raise RuntimeFailure(f"cluster {alias}: CA secret {name!r} has {'no certificate' if cert is None else 'no key'}"
                              f" (expected {name}/{CA_CERT_KEY} and {ca_key_secret(name)}/ca.key); client "
                              "certificates need both")
-    return KeyPair(serialization.load_pem_private_key(key, password=None), load_cert_pem(cert))  # type: ignore[arg-type]
+    private_key = serialization.load_pem_private_key(key, password=None)
+    if not isinstance(private_key, PrivateKey):  # what issue_cert signs with (an Ed25519 key cannot take SHA-256)
+        raise RuntimeFailure(f"cluster {alias}: CA key {ca_key_secret(name)}/ca.key is {type(private_key).__name__}; "
+                             "client certificates are signed with an EC or RSA key")
+    return KeyPair(private_key, load_cert_pem(cert))
 
 
 def issue_missing(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore,
@@ -148,7 +160,10 @@ def issue_missing(state: DesiredState, clusters: dict[str, Cluster], store: Secr
             client_cas[name] = ca
             issued.append(Issued(name, "ca", ca.fingerprint_sha256, ca.cert.not_valid_after_utc.isoformat()))
         if security.client_ca_secret and client_cas.get(security.client_ca_secret) is None:
-            client_cas[security.client_ca_secret] = load_ca(store, security.client_ca_secret, alias)  # type: ignore[assignment]
+            client_ca = load_ca(store, security.client_ca_secret, alias)
+            if client_ca is None:  # the loop above found its certificate, or issued it
+                raise RuntimeFailure(f"cluster {alias}: clients CA {security.client_ca_secret!r} is missing")
+            client_cas[security.client_ca_secret] = client_ca
     for alias, principals in sorted(state.scram_users().items()):
         client_ca_name = clusters[alias].security.client_ca_secret
         for principal in sorted(principals):

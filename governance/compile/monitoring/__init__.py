@@ -25,7 +25,6 @@ package's names are theirs.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import yaml
 
@@ -47,10 +46,10 @@ from governance.compile.monitoring.dashboards import (
     grafana_dashboard,
     regex_literal,
 )
-from governance.compile.monitoring.jmx import jmx_exporter_config, source_pattern, worker_pattern
-from governance.compile.monitoring.routes import alertmanager_routes
-from governance.compile.monitoring.rule_tests import rule_tests
-from governance.compile.monitoring.rules import alert_rules
+from governance.compile.monitoring.jmx import JmxExporterConfig, jmx_exporter_config, source_pattern, worker_pattern
+from governance.compile.monitoring.routes import AlertmanagerRoutes, alertmanager_routes
+from governance.compile.monitoring.rule_tests import RuleTestFile, rule_tests
+from governance.compile.monitoring.rules import RuleFile, alert_rules
 from governance.model.tenancy import Tenancy
 
 __all__ = [
@@ -65,7 +64,7 @@ def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
     """Relative path -> file text; YAML files carry the generated-by header, JSON files a field."""
     files: dict[str, str] = {}
 
-    def as_yaml(data: dict[str, Any]) -> str:
+    def as_yaml(data: JmxExporterConfig | RuleTestFile | RuleFile | AlertmanagerRoutes) -> str:
         return header + "\n" + yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True)
 
     tenants = sorted(tenancy.tenants)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
 
 with warnings.catch_warnings():  # the classic dashboard model warns on import that a v2 model exists (see below)
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -56,6 +56,13 @@ def tenant_selector(tenant: str) -> str:
     whatever the variable holds.
     """
     return f'tenant={promql_string(tenant)}, {FLOW_VARIABLE}=~"${FLOW_VARIABLE}"'
+
+
+# The dashboard document is the SDK's JSON encoding of its typed Dashboard model (its panels, variables, field
+# configs, grid positions...): open-ended JSON to mm2gov, which writes it as is and reads nothing back from it,
+# so it is typed as JSON rather than as a copy of Grafana's schema (PanelSpec below is mm2gov's own part).
+JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, JsonValue] | None"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 
 @dataclass(frozen=True)
@@ -114,7 +121,7 @@ def panel_specs(tenant: str) -> list[tuple[str, list[PanelSpec]]]:
     return [("MirrorMaker 2", replication), ("End to end (mm2gov probe)", probe)]
 
 
-def grafana_dashboard(tenant: str, flows: list[str]) -> dict[str, Any]:
+def grafana_dashboard(tenant: str, flows: list[str]) -> JsonObject:
     """The tenant's dashboard: its own series only, whatever a viewer picks (see `tenant_selector`).
 
     The Prometheus data source is a variable: the queries, not the data source, keep tenants apart (where
@@ -138,5 +145,5 @@ def grafana_dashboard(tenant: str, flows: list[str]) -> dict[str, Any]:
                 panel = panel.with_target(PrometheusQuery().ref_id(chr(ord("A") + index)).expr(expr)
                                           .legend_format(legend).datasource(datasource))
             board = board.with_panel(panel)
-    document: dict[str, Any] = json.loads(JSONEncoder().encode(board.build()))
+    document: JsonObject = json.loads(JSONEncoder().encode(board.build()))
     return document

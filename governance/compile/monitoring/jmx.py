@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal, TypedDict
 
 from governance.compile.monitoring.common import (
     METRIC_PREFIX,
     WORKER_METRIC,
 )
 from governance.model.tenancy import Flow
+
+
+class JmxRule(TypedDict):
+    """One exporter rule: an MBean pattern, the series it becomes, and its static labels."""
+
+    pattern: str
+    name: str
+    type: Literal["GAUGE"]
+    labels: dict[str, str]
+
+
+class JmxExporterConfig(TypedDict):
+    lowercaseOutputName: bool
+    lowercaseOutputLabelNames: bool
+    rules: list[JmxRule]
 
 
 def source_pattern(flow: Flow) -> str:
@@ -23,8 +38,8 @@ def worker_pattern(flow: Flow) -> str:
             "<>assigned-tasks")
 
 
-def jmx_exporter_config(tenant: str, flows: list[Flow]) -> dict[str, Any]:
-    rules: list[dict[str, Any]] = []
+def jmx_exporter_config(tenant: str, flows: list[Flow]) -> JmxExporterConfig:
+    rules: list[JmxRule] = []
     for flow in flows:
         static = {"tenant": tenant, "flow": flow.id}
         rules += [

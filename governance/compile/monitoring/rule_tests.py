@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from governance.compile.monitoring.common import (
     LATENCY_METRIC,
@@ -17,15 +17,46 @@ from governance.compile.monitoring.rules import Alert, flow_alerts, probe_alerts
 from governance.model.tenancy import Flow
 
 
+class InputSeries(TypedDict):
+    series: str  # a metric and its labels, in PromQL's notation
+    values: str  # promtool's expanding notation (`2x30`, `0+60x30`, `stale`)
+
+
+class ExpectedAlert(TypedDict):
+    exp_labels: dict[str, str]
+    exp_annotations: dict[str, str]
+
+
+class AlertTestCase(TypedDict):
+    eval_time: str
+    alertname: str
+    exp_alerts: list[ExpectedAlert]
+
+
+class RuleTest(TypedDict):
+    name: str
+    interval: str
+    input_series: list[InputSeries]
+    alert_rule_test: list[AlertTestCase]
+
+
+class RuleTestFile(TypedDict):
+    """`prometheus/tests/<tenant>.yaml`: what `promtool test rules` reads."""
+
+    rule_files: list[str]
+    evaluation_interval: str
+    tests: list[RuleTest]
+
+
 def _series(metric: str, labels: dict[str, str]) -> str:
     return metric + "{" + ", ".join(f'{k}="{v}"' for k, v in labels.items()) + "}"
 
 
-def _expected(alerts: list[Alert]) -> list[dict[str, Any]]:
+def _expected(alerts: list[Alert]) -> list[ExpectedAlert]:
     return [{"exp_labels": a.labels, "exp_annotations": a.annotations} for a in alerts]
 
 
-def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> dict[str, Any]:
+def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> RuleTestFile:
     """`promtool test rules` for the tenant's alerts, all tenants' rules loaded (alert names are shared).
 
     Every flow of every tenant is up, but the tenant's first flow, whose worker series ends at 10m (first
@@ -40,13 +71,13 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> dict[str,
     others = [(t, f.id) for t in sorted(flows_by_tenant) if t != tenant for f in flows_by_tenant[t]]
     neighbour, neighbour_flow = others[0] if others else (f"{tenant}-neighbour", f"{tenant}-neighbour-x-to-y")
 
-    def workers(down_values: str) -> list[dict[str, str]]:
-        series = [{"series": _series(WORKER_METRIC, {"tenant": owner, "flow": flow.id}),
+    def workers(down_values: str) -> list[InputSeries]:
+        series: list[InputSeries] = [{"series": _series(WORKER_METRIC, {"tenant": owner, "flow": flow.id}),
                    "values": down_values if (owner, flow) == (tenant, down) else "2x30"}
                   for owner, owned in sorted(flows_by_tenant.items()) for flow in owned]
         return [*series, {"series": _series(WORKER_METRIC, {"tenant": neighbour, "flow": down.id}), "values": "2x30"}]
 
-    replication = []
+    replication: list[InputSeries] = []
     part = {"topic": "t", "partition": "0"}
     for metric, healthy, high in ((LATENCY_METRIC, 1_000, LATENCY_THRESHOLD_MS * 2),
                                   (RECORD_AGE_METRIC, 1_000, RECORD_AGE_THRESHOLD_MS * 2)):
@@ -58,7 +89,7 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> dict[str,
             replication.append({"series": _series(metric, {**forged, **part}), "values": f"{high * 10}x30"})
     flow_down = _expected([a for a in flow_alerts(tenant, down) if a.name == "MM2FlowDown"])
     slow_alerts = {a.name: a for a in flow_alerts(tenant, slow)}
-    checks = [
+    checks: list[AlertTestCase] = [
         {"eval_time": "5m", "alertname": "MM2FlowDown", "exp_alerts": []},
         {"eval_time": "9m", "alertname": "MM2ReplicationLatencyHigh", "exp_alerts": []},
         {"eval_time": "16m", "alertname": "MM2FlowDown", "exp_alerts": flow_down},
@@ -68,9 +99,9 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> dict[str,
         {"eval_time": "16m", "alertname": "MM2RecordAgeHigh",
          "exp_alerts": _expected([slow_alerts["MM2RecordAgeHigh"]])},
     ]
-    no_tasks = [{"eval_time": "5m", "alertname": "MM2FlowDown", "exp_alerts": []},
-                {"eval_time": "16m", "alertname": "MM2FlowDown", "exp_alerts": flow_down}]
-    tests = [
+    no_tasks: list[AlertTestCase] = [{"eval_time": "5m", "alertname": "MM2FlowDown", "exp_alerts": []},
+                                     {"eval_time": "16m", "alertname": "MM2FlowDown", "exp_alerts": flow_down}]
+    tests: list[RuleTest] = [
         {"name": f"{tenant}: its flows alert, forged and other tenants' series do not", "interval": "1m",
          "input_series": workers("2x9 stale") + replication, "alert_rule_test": checks},
         {"name": f"{tenant}: a flow whose workers hold no task is down", "interval": "1m",
@@ -82,13 +113,13 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> dict[str,
 
 
 def _probe_rule_test(tenant: str, bad: Flow, flows_by_tenant: dict[str, list[Flow]], neighbour: str,
-                     neighbour_flow: str) -> dict[str, Any]:
+                     neighbour_flow: str) -> RuleTest:
     """Every probed flow of every tenant is probed healthily, but `bad`: from 10m its probe loses canaries and
     its p99 is over its SLO; its alerts fire with its labels, nobody's for forged series of either label."""
-    def series(metric: str, owner: str, flow_id: str, values: str) -> dict[str, str]:
+    def series(metric: str, owner: str, flow_id: str, values: str) -> InputSeries:
         return {"series": _series(PROBE_METRIC + metric, {"tenant": owner, "flow": flow_id}), "values": values}
 
-    inputs = []
+    inputs: list[InputSeries] = []
     for owner, owned in sorted(flows_by_tenant.items()):
         for flow in (f for f in owned if probed(f)):
             broken = (owner, flow) == (tenant, bad)

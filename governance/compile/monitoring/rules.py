@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from governance.compile.monitoring.common import (
     LATENCY_METRIC,
@@ -16,6 +16,21 @@ from governance.compile.monitoring.common import (
     promql_string,
 )
 from governance.model.tenancy import Flow
+
+# One Prometheus alerting rule as rules.yaml holds it (`for` is a Python keyword: the functional form)
+AlertRule = TypedDict("AlertRule", {
+    "alert": str, "expr": str, "for": str, "labels": dict[str, str], "annotations": dict[str, str]})
+
+
+class RuleGroup(TypedDict):
+    name: str
+    rules: list[AlertRule]
+
+
+class RuleFile(TypedDict):
+    """`prometheus/rules.yaml`: a group per tenant."""
+
+    groups: list[RuleGroup]
 
 
 @dataclass(frozen=True)
@@ -39,7 +54,7 @@ class Alert:
     def annotations(self) -> dict[str, str]:
         return {"summary": self.summary, "description": self.description}
 
-    def rule(self) -> dict[str, Any]:
+    def rule(self) -> AlertRule:
         return {"alert": self.name, "expr": self.expr, "for": self.wait, "labels": self.labels,
                 "annotations": self.annotations}
 
@@ -96,7 +111,7 @@ def probe_alerts(tenant: str, flow: Flow) -> list[Alert]:
     ]
 
 
-def alert_rules(tenant: str, flows: list[Flow]) -> dict[str, Any]:
+def alert_rules(tenant: str, flows: list[Flow]) -> RuleGroup:
     """The tenant's alert group (its flows' series only)."""
     alerts = [a for f in flows for a in flow_alerts(tenant, f) + (probe_alerts(tenant, f) if probed(f) else [])]
     return {"name": f"mm2gov-{tenant}", "rules": [a.rule() for a in alerts]}
