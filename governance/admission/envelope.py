@@ -25,7 +25,7 @@ class BadReview(ValueError):
 
 
 class _DuplicateKey(ValueError):
-    pass
+    """A JSON object with a key twice: raised inside json.loads, turned into a BadReview by parse_review."""
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
