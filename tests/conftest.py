@@ -79,14 +79,20 @@ def secret_values(store: Path) -> set[str]:
 # passes --no-loadscope-reorder, so xdist hands modules out in that order (its default is the modules with
 # the most tests first, which put these last) and the many short unit modules fill the end of both workers.
 # A module missing here only runs later: the order is about the wall time, never about what passes.
-SLOWEST_FIRST = ("test_migrate", "test_audit_cluster", "test_audit", "test_failover", "test_probe",
-                 "test_mm2_exactly_once", "test_mm2_upgrade", "test_flow_topic_changes", "test_audit_checks",
-                 "test_image_install", "test_prometheus", "test_rotation", "test_generate_apply", "test_wheel",
-                 "test_mm2_offset_sync", "test_admission")
+SLOWEST_FIRST = (
+    "integration/test_migrate.py", "integration/test_audit_cluster.py", "integration/test_audit.py",
+    "integration/test_failover.py", "integration/test_probe.py", "integration/test_mm2_exactly_once.py",
+    "integration/test_mm2_upgrade.py", "integration/test_flow_topic_changes.py", "unit/test_audit_checks.py",
+    "integration/test_image_install.py", "integration/test_prometheus.py", "integration/test_rotation.py",
+    "integration/test_generate_apply.py", "integration/test_wheel.py", "integration/test_mm2_offset_sync.py",
+    "integration/test_admission.py",
+)
 
 
 def _schedule_rank(item: pytest.Item) -> tuple[int, int]:
-    module = item.path.stem
+    """(0, its place) for a module of SLOWEST_FIRST (its path under tests/: unit/test_migrate.py is not
+    integration/test_migrate.py), then the other integration modules, then the unit ones."""
+    module = item.path.relative_to(Path(__file__).parent).as_posix()
     if module in SLOWEST_FIRST:
         return 0, SLOWEST_FIRST.index(module)
     return (1 if "integration" in item.path.parts else 2), 0

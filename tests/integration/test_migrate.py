@@ -40,14 +40,16 @@ from tests.tools.wait import wait_for
 pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
 
 PARTITIONS = 3
-BATCH = 25  # records per tenant per batch
+BATCH = 5  # records per tenant per batch
 PACE_SECONDS = 0.1
-# The producer runs through the whole cut-over (the migrate commands included, several seconds at ~250
-# records/s per tenant), so records are in flight at the stop and the start whatever these two counts are;
-# they only need the legacy MM2 to have copied and committed some of every partition, and the new flows to
-# start while records still come.
-LEGACY_RECORDS = 1_500  # per tenant on the target before the legacy MM2 is stopped
-AFTER_RECORDS = 1_500  # per tenant produced after the flows started, before the producer stops
+# The producer runs through the whole cut-over (the migrate commands and the flows' JVM starts included,
+# 15 s and more at ~50 records/s per tenant), so records are in flight at the stop and the start whatever
+# these two counts are; they only need the legacy MM2 to have copied some of every partition (100 each here,
+# round-robin) before it stops and commits, and the new flows to start while records still come. Every
+# record is then counted exactly once end to end: more records would prove nothing more and cost the
+# waits, the reads and the audit's scan.
+LEGACY_RECORDS = 300  # per tenant on the target before the legacy MM2 is stopped
+AFTER_RECORDS = 300  # per tenant produced after the flows started, before the producer stops
 
 
 def read_partitions(config: dict[str, Any], topic: str) -> dict[int, list[tuple[int, bytes]]]:
@@ -121,9 +123,9 @@ def cutover(stack, audit_in_process, tmp_path_factory) -> Iterator[dict[str, Any
                     **{"enable.idempotence": True, "linger.ms": 10})
     started: list[str] = []
     try:
+        feeder.start()  # while the legacy MM2's JVM starts: it copies each topic from its beginning
         stack.start_mirrormaker(legacy_id, legacy, kafka_version="3")
         started.append(legacy_id)
-        feeder.start()
         for name in tenants:
             wait_for(f"{LEGACY_RECORDS} records of {name} replicated by the legacy MM2", lambda name=name: copied(
                 target.admin_config(), f"source.{topics[name]}") >= LEGACY_RECORDS, 300)
