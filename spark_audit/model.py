@@ -151,11 +151,10 @@ def frames(spark: SparkSession, schemas: Mapping[str, StructType],
     unknown = set(rows) - set(schemas)
     if unknown:
         raise ValueError(f"unknown tables: {', '.join(sorted(unknown))}")
-    local = spark.sparkContext.master.startswith("local")
-    return {name: _frame(spark, list(rows.get(name, ())), schema, local) for name, schema in schemas.items()}
+    return {name: rows_frame(spark, list(rows.get(name, ())), schema) for name, schema in schemas.items()}
 
 
-def _frame(spark: SparkSession, rows: list[Any], schema: StructType, local: bool) -> DataFrame:
+def rows_frame(spark: SparkSession, rows: list[Any], schema: StructType) -> DataFrame:
     """Rows as a DataFrame the JVM scans without a Python worker.
 
     `createDataFrame(list)` makes a Python RDD: every scan of it, in every stage of every check,
@@ -165,6 +164,7 @@ def _frame(spark: SparkSession, rows: list[Any], schema: StructType, local: bool
     string and become a local relation of the plan (executors get the rows with their tasks)."""
     if not rows:
         return spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)
+    local = spark.sparkContext.master.startswith("local")
     names = schema.fieldNames()
     lines = (json.dumps(dict(zip(names, row, strict=True)), separators=(",", ":")) for row in rows)
     reader = spark.read.schema(schema).option("mode", "FAILFAST")

@@ -16,17 +16,19 @@ from __future__ import annotations
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
 from governance.model.names import MM2_USER_PREFIX, canonical
 from spark_audit.access import ANY_PRINCIPAL, effective_access
 from spark_audit.checks.common import allow_bindings, data_severity, joined
 from spark_audit.evidence import reaches
 from spark_audit.findings import to_findings
-from spark_audit.model import Snapshot, Tenancy
+from spark_audit.model import Snapshot, Tenancy, rows_frame
 from spark_audit.ownership import owned_resources
 
 CHECK_ID = "PRINCIPAL_LOOKALIKE"
 SAMPLE = 10
+LOOKALIKES = StructType([StructField(name, StringType()) for name in ("principal", "imitates", "imitated")])
 RESERVED_PREFIXES = ((f"User:{MM2_USER_PREFIX}", "a flow's MM2 principal (User:mm2-<flow>)"),
                      ("User:mm2gov", "mm2gov's own principals (User:mm2gov*)"))
 
@@ -58,8 +60,7 @@ def lookalikes(snapshot: Snapshot, tenancy: Tenancy) -> list[tuple[str, str, str
 
 
 def detect(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
-    look = snapshot.acls.sparkSession.createDataFrame(lookalikes(snapshot, tenancy),
-                                                      "principal string, imitates string, imitated string")
+    look = rows_frame(snapshot.acls.sparkSession, lookalikes(snapshot, tenancy), LOOKALIKES)
     resources = owned_resources(snapshot, tenancy).filter(F.col("owner").isNotNull())
     allows = allow_bindings(snapshot).join(F.broadcast(look), "principal")
     access = effective_access(allows, snapshot.acls, resources)
