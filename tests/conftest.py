@@ -132,7 +132,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if worker is None:
         return
     cpu = dict(report.user_properties).get("cpu_seconds", 0.0)
-    module = report.nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+    module = report.nodeid.split("::")[0].removeprefix("tests/")  # unit/x.py and integration/x.py are two
     before = _WORKER_CPU.get(worker.id, 0.0)
     span = _TIMELINE.setdefault(worker.id, {}).setdefault(module, _Span(report.start, report.stop, before, cpu))
     span.start, span.stop, span.cpu_after = min(span.start, report.start), max(span.stop, report.stop), cpu
