@@ -2,8 +2,10 @@
 
 At each size (default 500, 1,000, 2,000 and 5,000 tenants x 3 flows; `--sizes`), end to end as a user runs
 them (a fresh `mm2gov` process each, OPA started by mm2gov):
-- `validate --format json`, and `plan --format json` against a base where every 100th tenant lacks its
-  reader principal and one topic pattern (so the plan grows with the estate);
+- `validate --format json` on the estate with five planted violations (PLANTED: overlapping and colliding
+  prefixes, a shared principal, a shared namespace, a remote prefix in another tenant's: the policy's
+  pairwise rules find them through indexes, at every size), and `plan --format json` against a base where
+  every 100th tenant lacks its reader principal and one topic pattern (so the plan grows with the estate);
 - `generate`, then the same bytes written again from memory in this process into a fresh folder (the floor:
   what writing the output costs without computing it);
 - `apply --dry-run --format json` against real brokers: the local stack's Kafka clusters (devstack), one per
@@ -58,20 +60,38 @@ def clusters_yaml() -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_repo(root: Path, tenants: int, clusters: str, base: bool = False) -> Path:
+# The validate bench's repo also holds a few violations (the same five at every size), so the policy's
+# paths that find overlapping prefixes, colliding names and shared principals run too: tenant -> what it
+# adds (extra topic prefixes, an extra principal, its namespace).
+PLANTED = {
+    "t0001": {"prefixes": ["t0002.x."]},  # prefix_overlap with t0002
+    "t0003": {"prefixes": ["t0004_"]},  # prefix_collision with t0004 ('.' against '_')
+    "t0005": {"principal": "User:t0006-app"},  # principal_in_two_tenants, derived_name_collision (its secrets)
+    "t0007": {"namespace": "t0008"},  # derived_name_collision (namespace)
+    "t0009": {"prefixes": ["dc1.t0010."]},  # remote_topic_in_foreign_prefix (t0010's flows from dc1)
+}
+
+
+def write_repo(root: Path, tenants: int, clusters: str, base: bool = False, planted: bool = False) -> Path:
     """bench/policy.py's tenant shape (two principals, topic and group patterns, a read grant to the next
-    tenant), three flows each; `base`: every CHANGED_EVERY-th tenant lacks its reader and a topic pattern."""
+    tenant), three flows each; `base`: every CHANGED_EVERY-th tenant lacks its reader and a topic pattern;
+    `planted`: the PLANTED violations too."""
     (root / "tenants").mkdir(parents=True)
     (root / "clusters.yaml").write_text(clusters)
     for i in range(tenants):
         name, changed = f"t{i:04d}", base and i % CHANGED_EVERY == 0
+        extra = PLANTED.get(name, {}) if planted else {}
         topics = f'["{name}\\\\.orders.*"]' if changed else f'["{name}\\\\.orders.*", "{name}\\\\.events"]'
         flows = "".join(f"  - source: {source}\n    target: {target}\n    topics: {topics}\n"
                         f'    groups: ["{name}-.*"]\n' for source, target in PAIRS)
         reader = "" if changed else f'  - {{name: "User:{name}-reader", access: [read]}}\n'
+        if "principal" in extra:
+            reader += f'  - {{name: "{extra["principal"]}", access: [read]}}\n'
+        prefixes = ", ".join(f'"{p}"' for p in [f"{name}.", *extra.get("prefixes", [])])
+        namespace = f"namespace: {extra['namespace']}\n" if "namespace" in extra else ""
         (root / "tenants" / f"{name}.yaml").write_text(
-            f"name: {name}\nowners: [\"{name}@example.com\"]\nclassification: internal\n"
-            f"topic_prefixes: [\"{name}.\"]\ngroup_prefixes: [\"{name}-\"]\n"
+            f"name: {name}\nowners: [\"{name}@example.com\"]\nclassification: internal\n{namespace}"
+            f"topic_prefixes: [{prefixes}]\ngroup_prefixes: [\"{name}-\"]\n"
             f"principals:\n  - {{name: \"User:{name}-app\", access: [read, write]}}\n{reader}"
             f"flows:\n{flows}"
             f"grants:\n  - {{to: t{(i + 1) % tenants:04d}, topics: [\"{name}.public.\"], access: [read]}}\n")
@@ -157,7 +177,8 @@ def write_from_memory(files: dict[Path, bytes], into: Path) -> float:
 # -- the commands ------------------------------------------------------------------------------------------------
 
 def bench_validate(work: Path, tenants: int) -> Run:
-    return mm2gov("validate", str(write_repo(work / "head", tenants, clusters_yaml())), "--format", "json")
+    repo = write_repo(work / "planted", tenants, clusters_yaml(), planted=True)
+    return mm2gov("validate", str(repo), "--format", "json", ok=(1,))
 
 
 def bench_plan(work: Path, tenants: int) -> Run:
