@@ -8,8 +8,9 @@ them (a fresh `mm2gov` process each, OPA started by mm2gov):
   every 100th tenant lacks its reader principal and one topic pattern (so the plan grows with the estate);
 - `generate`, then the same bytes written again from memory in this process into a fresh folder (the floor:
   what writing the output costs without computing it);
-- `apply --dry-run --format json` against real brokers: the local stack's Kafka clusters (devstack), one per
-  cluster alias of the repo, as they start (nothing applied yet: the plan creates everything);
+- `apply --dry-run` (its text: one line per change) against real brokers: the local stack's Kafka clusters
+  (devstack), one per cluster alias of the repo, as they start (nothing applied yet: the plan creates
+  everything);
 - the audit's ACL checks (spark_audit.checks.ACL_CHECKS) on local[2], in process: the tenancy of the same
   estate and a snapshot holding exactly what `generate` writes for it (its ACL bindings), one topic per
   tenant and cluster, and the planted leaks of bench/audit.py; seconds of the checks only (Spark started and
@@ -213,7 +214,7 @@ class Brokers:
 
     def apply(self, work: Path, tenants: int) -> Run:
         repo = write_repo(work / "apply-repo", tenants, self.stack.governance_clusters())
-        return mm2gov("apply", str(repo), "--dry-run", "--format", "json", "--secrets-dir", str(self.secrets))
+        return mm2gov("apply", str(repo), "--dry-run", "--secrets-dir", str(self.secrets))
 
     def close(self) -> None:
         self.stack.down()

@@ -25,8 +25,9 @@ pitfall in FIELD.md is closed by construction:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 import javaproperties
 
@@ -54,11 +55,18 @@ PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 
 @dataclass(frozen=True)
 class Mm2Flow:
+    """One flow's MirrorMaker 2. Its properties file is rendered the first time it is read: `generate` reads
+    every one, `apply` and `drift` (which need the flows' clusters only) none."""
+
     flow_id: str
     tenant: str
     source: str
     target: str
-    properties: str
+    render: Callable[[], str] = field(repr=False, compare=False)
+
+    @cached_property
+    def properties(self) -> str:
+        return self.render()
 
 
 Entry = tuple[str, str] | str | None  # a key and its value, a comment line, or a blank line
@@ -209,7 +217,7 @@ def flow_properties(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], se
 def compile_flows(tenancy: Tenancy, clusters: Mapping[str, Cluster], secrets_path: str,
                   header: str) -> list[Mm2Flow]:
     return [Mm2Flow(flow.id, tenant.tenant, flow.source, flow.target,
-                    flow_properties(tenant.tenant, flow, clusters, secrets_path, header))
+                    partial(flow_properties, tenant.tenant, flow, clusters, secrets_path, header))
             for tenant in sorted(tenancy, key=lambda t: t.tenant) for flow in tenant.flows]
 
 
