@@ -27,7 +27,8 @@ from governance.model.tenancy import Flow
 
 ANCESTORS = 2  # the longest other tenant names that are a leading part of the tenant's name
 DESCENDANTS = 2  # the first other tenant names, in sorted order, that start with the tenant's name
-OTHERS = 8  # other tenants in each tenant's tests: its look-alikes (at most 6), then a fixed sample
+SAMPLE = 2  # other tenants from a fixed sample, beside the look-alikes
+MAX_OTHERS = ANCESTORS + DESCENDANTS + 2 + SAMPLE  # (+2: the names just before and after the tenant's)
 
 
 class Neighbours:
@@ -41,7 +42,8 @@ class Neighbours:
     are a leading part of the tenant's or start with it (a matcher turned into a prefix regex, `t1.*`, would
     take `t10`'s series; flow ids start with the tenant name and a `-`, so their look-alikes are the same
     tenants), and the names just before and after it in sorted order (the longest leading part in common).
-    A fixed sample (the tenants of smallest hash) stands for everyone else and fills the set to OTHERS: all
+    SAMPLE more tenants from a fixed sample (the smallest hashes) stand for everyone else. So two to six
+    look-alikes (two, the sorted neighbours, in most estates) and two others: at most MAX_OTHERS, and all
     the other tenants when there are no more, so a small estate's tests hold every tenant, as they always did.
 
     Each tenant costs a binary search and one set lookup per leading part of its name; nothing compares
@@ -55,8 +57,9 @@ class Neighbours:
         self.ranked = sorted(self.names, key=_rank)
 
     def of(self, tenant: str) -> list[str]:
-        """The other tenants in `tenant`'s tests, sorted: OTHERS of them, or all when there are no more."""
-        if len(self.names) <= OTHERS + 1:
+        """The other tenants in `tenant`'s tests, sorted: its look-alikes and SAMPLE more, or all of them when
+        there are no more than MAX_OTHERS."""
+        if len(self.names) <= MAX_OTHERS + 1:
             return [name for name in self.names if name != tenant]
         at = bisect_left(self.names, tenant)
         after = at + 1 if at < len(self.names) and self.names[at] == tenant else at
@@ -65,8 +68,9 @@ class Neighbours:
         descendants = [name for name in self.names[after:after + DESCENDANTS] if name.startswith(tenant)]
         chosen = dict.fromkeys([*self.names[max(at - 1, 0):at], *self.names[after:after + 1], *descendants,
                                 *ancestors])
+        wanted = len(chosen) + SAMPLE
         for name in self.ranked:  # the sample, in an order that is the same for every tenant
-            if len(chosen) >= OTHERS:
+            if len(chosen) >= wanted:
                 break
             if name != tenant:
                 chosen.setdefault(name)
