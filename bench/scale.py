@@ -16,14 +16,16 @@ them (a fresh `mm2gov` process each, OPA started by mm2gov):
   tenant and cluster, and the planted leaks of bench/audit.py; seconds of the checks only (Spark started and
   the snapshot written beforehand).
 
-Each prints seconds, the peak memory of the process and its children (mm2gov and its OPA, or this process
-and Spark's JVM for the audit; sampled from /proc every 50 ms), output bytes (what the command prints, or
+Each prints seconds, the peak memory of the process and its children (mm2gov, its OPA and its forked
+rendering workers, or this process and Spark's JVM for the audit; proportional set size, so pages a worker
+shares with its parent count once; sampled from /proc every 50 ms), output bytes (what the command prints, or
 writes for generate; findings for the audit) and, per command, the growth exponent fitted over the sizes
 (least squares of log seconds on log tenants: 1.0 is linear). Targets (issue 26): exponents <= 1.15;
 generate within 2x of writing its bytes from memory; 1,000 tenants: generate, validate, plan < 5 s;
 5,000 tenants: each < 30 s; output bytes per tenant constant.
 
 Usage: python bench/scale.py [--sizes 500,1000,2000,5000] [--commands validate,plan,generate,apply,audit]
+                             [--work-dir DIR]
 """
 
 from __future__ import annotations
@@ -101,13 +103,28 @@ def write_repo(root: Path, tenants: int, clusters: str, base: bool = False, plan
 
 # -- measuring ---------------------------------------------------------------------------------------------------
 
+def _memory(pid: int) -> int:
+    """The proportional set size of `pid` (PSS: its private pages, and its share of pages it shares, such as
+    a forked worker's with its parent), else its resident size; 0 for a process that is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+    except (FileNotFoundError, ProcessLookupError):
+        return 0
+
+
 def _tree_rss(pid: int) -> int:
-    """Resident bytes of `pid` and its descendants (0 for a process that is gone)."""
+    """Memory of `pid` and its descendants (`_memory` of each: shared pages counted once)."""
     total, pending = 0, [pid]
     while pending:
         current = pending.pop()
+        total += _memory(current)
         try:
-            total += int(Path(f"/proc/{current}/statm").read_text().split()[1]) * PAGE
             for task in Path(f"/proc/{current}/task").iterdir():
                 pending += [int(child) for child in (task / "children").read_text().split()]
         except (FileNotFoundError, ProcessLookupError, ValueError):
@@ -320,11 +337,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="500,1000,2000,5000")
     parser.add_argument("--commands", default=",".join(COMMANDS))
+    parser.add_argument("--work-dir", type=Path, default=Path("/dev/shm") if Path("/dev/shm").is_dir() else None,
+                        help="where repos, outputs (and the stack) go; default /dev/shm (memory), so a disk "
+                             "shared with other work does not decide the figures")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     commands = [c for c in COMMANDS if c in args.commands.split(",")]
     results: dict[str, dict[int, Run]] = {c: {} for c in commands}
-    with tempfile.TemporaryDirectory(prefix="mm2gov-bench-scale-") as tmp:
+    print(f"work dir: {args.work_dir or tempfile.gettempdir()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="mm2gov-bench-scale-", dir=args.work_dir) as tmp:
         brokers = Brokers(Path(tmp)) if "apply" in commands else None
         audit = Audit() if "audit" in commands else None
         try:

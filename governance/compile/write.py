@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from governance.compile.desired import DesiredState
+from governance.compile.fanout import fan_out
 from governance.compile.k8s_tenants import tenant_manifests
 from governance.compile.mm2_logging import log4j2_path, mm2_log4j2
 from governance.compile.monitoring import DUMPER
@@ -64,9 +65,14 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
                               "`mm2gov validate` names their owners (derived_name_collision)")
         planned[path] = text
 
-    for flow in state.flows:
-        plan(out / "mm2" / f"{flow.flow_id}.properties", flow.properties)
-        plan(out / log4j2_path(flow.flow_id), mm2_log4j2(flow.tenant, flow.flow_id, state.header))
+    flows = state.flows
+
+    def flow_files(index: int) -> tuple[str, str]:
+        return flows[index].properties, mm2_log4j2(flows[index].tenant, flows[index].flow_id, state.header)
+
+    for flow, (properties, logging) in zip(flows, fan_out(flow_files, range(len(flows))), strict=True):
+        plan(out / "mm2" / f"{flow.flow_id}.properties", properties)
+        plan(out / log4j2_path(flow.flow_id), logging)
     for cluster, bindings in sorted(state.bindings.items()):
         plan(out / "acls" / f"{cluster}.json", acl_document(state.header, cluster, sorted(bindings)))
     for obj in state.strimzi:

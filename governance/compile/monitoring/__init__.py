@@ -29,6 +29,7 @@ import json
 
 import yaml
 
+from governance.compile.fanout import fan_out
 from governance.compile.monitoring.common import (
     ALERT_SECRETS_PATH,
     DUMPER,
@@ -67,21 +68,24 @@ def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
     Every file is one tenant's, but the Alertmanager routes, and costs the same whatever the number of
     tenants (the rule tests read a bounded set of other tenants: rule_tests.Neighbours).
     """
-    files: dict[str, str] = {}
-
     def as_yaml(data: JmxExporterConfig | RuleTestFile | RuleFile | AlertmanagerRoutes) -> str:
         return header + "\n" + yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True)
 
     tenants = sorted(tenancy.tenants)
     flows = {tenant: list(label_safe(tenancy.tenants[tenant].flows)) for tenant in tenants}
     neighbours = Neighbours(tenant for tenant in tenants if flows[tenant])
-    for tenant in tenants:
-        if flows[tenant]:
-            files[f"jmx/{tenant}.yaml"] = as_yaml(jmx_exporter_config(tenant, flows[tenant]))
-            files[f"prometheus/{rules_file(tenant)}"] = as_yaml({"groups": [alert_rules(tenant, flows[tenant])]})
+
+    def tenant_files(tenant: str) -> list[tuple[str, str]]:
+        files, owned = [], flows[tenant]
+        if owned:
+            files.append((f"jmx/{tenant}.yaml", as_yaml(jmx_exporter_config(tenant, owned))))
+            files.append((f"prometheus/{rules_file(tenant)}", as_yaml({"groups": [alert_rules(tenant, owned)]})))
             loaded = {owner: flows[owner] for owner in [tenant, *neighbours.of(tenant)]}
-            files[f"prometheus/tests/{tenant}.yaml"] = as_yaml(rule_tests(tenant, loaded))
+            files.append((f"prometheus/tests/{tenant}.yaml", as_yaml(rule_tests(tenant, loaded))))
         dashboard = {"__generated": header.lstrip("# "), **grafana_dashboard(tenant, [f.id for f in flows[tenant]])}
-        files[f"grafana/{tenant}.json"] = json.dumps(dashboard, indent=1, ensure_ascii=False) + "\n"
+        files.append((f"grafana/{tenant}.json", json.dumps(dashboard, indent=1, ensure_ascii=False) + "\n"))
+        return files
+
+    files = {path: text for rendered in fan_out(tenant_files, tenants) for path, text in rendered}
     files["alertmanager/routes.yaml"] = as_yaml(alertmanager_routes(tenants))
     return files
