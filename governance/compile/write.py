@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
+from typing import NoReturn
 
 import yaml
 
@@ -34,18 +37,14 @@ def write_outputs(state: DesiredState, out: Path, tenant_secrets: dict[str, list
     bytes, same mtime), stale ones removed.
     """
     planned = _planned(state, out, tenant_secrets or {})
-    _refuse_links(out, planned)
+    existing = _refuse_links(out, planned)
     made: set[Path] = set()
     for path, text in planned.items():
         data = text.encode("utf-8")
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
-        try:
-            unchanged = path.read_bytes() == data
-        except FileNotFoundError:
-            unchanged = False
-        if not unchanged:
+        if path not in existing or path.read_bytes() != data:
             path.write_bytes(data)
     for name in OWNED_DIRS:
         for stale in sorted((out / name).rglob("*"), reverse=True) if (out / name).is_dir() else ():
@@ -89,18 +88,34 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
     return planned
 
 
-def _refuse_links(out: Path, planned: dict[Path, str]) -> None:
+def _refuse_links(out: Path, planned: dict[Path, str]) -> set[Path]:
     """A ConfigError naming the first symbolic link among the owned folders, the planned files and their
-    folders under OUT (OUT itself is the caller's choice and may be one)."""
+    folders under OUT (OUT itself is the caller's choice and may be one); else the planned files that exist.
+
+    Each folder is looked at once (a few dozen), then each planned file once (an lstat, which also says
+    whether it exists: no file is opened only to find it missing)."""
+    def refuse(part: Path) -> NoReturn:
+        raise ConfigError(f"generate: {part.relative_to(out)} in {out} is a symbolic link; mm2gov writes "
+                          "only regular files and folders under OUT: remove the link and run generate again")
+
     checked: set[Path] = set()
-    for path in [*(out / name for name in OWNED_DIRS), *planned]:
-        for part in (path, *path.parents):
+    for folder in [*(out / name for name in OWNED_DIRS), *dict.fromkeys(path.parent for path in planned)]:
+        for part in (folder, *folder.parents):
             if part == out or part in checked or out not in part.parents:
                 break
             checked.add(part)
             if part.is_symlink():
-                raise ConfigError(f"generate: {part.relative_to(out)} in {out} is a symbolic link; mm2gov writes "
-                                  "only regular files and folders under OUT: remove the link and run generate again")
+                refuse(part)
+    existing: set[Path] = set()
+    for path in planned:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(mode):
+            refuse(path)
+        existing.add(path)
+    return existing
 
 
 _ROW = ('    {"principal": %s, "host": %s, "resource_type": %s, "resource_name": %s, "pattern_type": %s, '
