@@ -201,13 +201,13 @@ def bench_validate(work: Path, tenants: int) -> Run:
 
 
 def bench_plan(work: Path, tenants: int) -> Run:
-    head = work / "head" if (work / "head").exists() else write_repo(work / "head", tenants, clusters_yaml())
+    head = write_repo(work / "head", tenants, clusters_yaml())
     base = write_repo(work / "base", tenants, clusters_yaml(), base=True)
     return mm2gov("plan", str(head), "--base", str(base), "--format", "json")
 
 
 def bench_generate(work: Path, tenants: int) -> Run:
-    head = work / "head" if (work / "head").exists() else write_repo(work / "head", tenants, clusters_yaml())
+    head = write_repo(work / "head", tenants, clusters_yaml())
     run = mm2gov("generate", str(head), "--out", str(work / "out"))
     files = folder_bytes(work / "out")
     floor = min(write_from_memory(files, work / f"floor{k}") for k in range(2))
@@ -270,8 +270,7 @@ class Audit:
         from spark_audit.model import SNAPSHOT_SCHEMAS, Snapshot
         from spark_audit.tenancy import build_tenancy
 
-        head = work / "head" if (work / "head").exists() else write_repo(work / "head", tenants, clusters_yaml())
-        inventory = load_inventory(head)
+        inventory = load_inventory(write_repo(work / "head", tenants, clusters_yaml()))
         decision = decide(inventory)
         tenancy = build_tenancy(self.spark, decision.tenancy, inventory.clusters)
         acls = [(cluster, b.principal, b.host, b.operation, b.permission, b.resource_type, b.resource_name,
@@ -336,6 +335,18 @@ def table(results: dict[str, dict[int, Run]], sizes: Sequence[int]) -> None:
                 print(f"    {command} at {s:,}: {runs[s].note}")
 
 
+def measure(results: dict[str, dict[int, Run]], command: str, bench: Callable[[Path, int], Run],
+            sizes: Sequence[int], tmp: Path) -> None:
+    """`bench` at every size, each in a folder of its own (removed after)."""
+    for size in sizes:
+        work = tmp / f"{command}-{size}"
+        work.mkdir()
+        run = results[command][size] = bench(work, size)
+        print(f"{command:>9} {size:>6,} tenants: {run.seconds:7.2f} s, peak {run.peak_bytes / 2**20:6.0f} MB, "
+              f"output {run.output_bytes:,}{'  ' + run.note if run.note else ''}", flush=True)
+        shutil.rmtree(work)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="500,1000,2000,5000")
@@ -349,30 +360,22 @@ def main() -> None:
     results: dict[str, dict[int, Run]] = {c: {} for c in commands}
     print(f"work dir: {args.work_dir or tempfile.gettempdir()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="mm2gov-bench-scale-", dir=args.work_dir) as tmp:
-        brokers = Brokers(Path(tmp)) if "apply" in commands else None
-        audit = Audit() if "audit" in commands else None
-        try:
-            for size in sizes:
-                work = Path(tmp) / str(size)
-                work.mkdir()
-                benches: dict[str, Callable[[Path, int], Run]] = {
-                    "validate": bench_validate, "plan": bench_plan, "generate": bench_generate}
-                if brokers:
-                    benches["apply"] = brokers.apply
-                if audit:
-                    benches["audit"] = audit.checks
-                for command in commands:
-                    run = benches[command](work, size)
-                    results[command][size] = run
-                    print(f"{command:>9} {size:>6,} tenants: {run.seconds:7.2f} s, "
-                          f"peak {run.peak_bytes / 2**20:6.0f} MB, output {run.output_bytes:,}"
-                          f"{'  ' + run.note if run.note else ''}", flush=True)
-                shutil.rmtree(work)
-        finally:
-            if audit:
-                audit.close()
-            if brokers:
+        # the pull-request path first, with no broker or Spark JVM running beside it
+        for command, bench in (("validate", bench_validate), ("plan", bench_plan), ("generate", bench_generate)):
+            if command in commands:
+                measure(results, command, bench, sizes, Path(tmp))
+        if "apply" in commands:
+            brokers = Brokers(Path(tmp))
+            try:
+                measure(results, "apply", brokers.apply, sizes, Path(tmp))
+            finally:
                 brokers.close()
+        if "audit" in commands:
+            audit = Audit()
+            try:
+                measure(results, "audit", audit.checks, sizes, Path(tmp))
+            finally:
+                audit.close()
     table(results, sizes)
 
 

@@ -47,8 +47,8 @@ class Neighbours:
     the other tenants when there are no more, so a small estate's tests hold every tenant, as they always did.
 
     Each tenant costs a binary search and one set lookup per leading part of its name; nothing compares
-    every two tenants. Adding a tenant changes its look-alikes' tests only (and, rarely, those it enters
-    the sample of).
+    every two tenants. Adding a tenant changes its look-alikes' tests only (and every tenant's in the rare
+    case, about two in N, that its name hashes into the sample).
     """
 
     def __init__(self, tenants: Iterable[str]) -> None:
