@@ -15,8 +15,8 @@ import yaml
 
 from governance import resources
 from governance.compile.fanout import fan_out
-from governance.compile.monitoring import DUMPER
 from governance.errors import ConfigError
+from governance.files import YAML_DUMPER
 
 TEMPLATE = resources.k8s_dir() / "tenant" / "rbac.yaml"  # $MM2GOV_K8S, else the package's copy of k8s/
 
@@ -66,7 +66,7 @@ def tenant_manifests(tenant_namespaces: dict[str, str], tenant_secrets: dict[str
     def manifest(tenant: str) -> str:
         values = {"TENANT": tenant, "NAMESPACE": tenant_namespaces[tenant],
                   "RULES": secret_rules(tenant_secrets.get(tenant, []))}
-        return f"{header}\n" + yaml.dump_all([_filled(document, values) for document in documents], Dumper=DUMPER,
+        return f"{header}\n" + yaml.dump_all([_filled(document, values) for document in documents], Dumper=YAML_DUMPER,
                                              sort_keys=False)
 
     tenants = sorted(tenant_namespaces)

@@ -15,8 +15,8 @@ from governance.compile.desired import DesiredState
 from governance.compile.fanout import fan_out
 from governance.compile.k8s_tenants import tenant_manifests
 from governance.compile.mm2_logging import log4j2_path, mm2_log4j2
-from governance.compile.monitoring import DUMPER
 from governance.errors import ConfigError
+from governance.files import YAML_DUMPER
 from governance.model.acl import AclBinding
 from governance.model.names import is_k8s_name, strimzi_file
 
@@ -80,7 +80,7 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
             raise ConfigError(f"generate: {obj['kind']} name {meta['name']!r} is not a Kubernetes name; "
                               "`mm2gov validate` names the principal (principal_not_kubernetes_name)")
         plan(out / "strimzi" / strimzi_file(obj["kind"], meta["namespace"], meta["name"]),
-             state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
+             state.header + "\n" + yaml.dump(obj, Dumper=YAML_DUMPER, sort_keys=False))
     for relative, text in sorted(state.monitoring.items()):
         plan(out / "monitoring" / relative, text)
     for tenant, text in tenant_manifests(state.tenant_namespaces, tenant_secrets, state.header).items():

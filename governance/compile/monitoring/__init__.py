@@ -32,7 +32,6 @@ import yaml
 from governance.compile.fanout import fan_out
 from governance.compile.monitoring.common import (
     ALERT_SECRETS_PATH,
-    DUMPER,
     LATENCY_METRIC,
     PROBE_METRIC,
     RECORD_AGE_METRIC,
@@ -52,10 +51,11 @@ from governance.compile.monitoring.jmx import JmxExporterConfig, jmx_exporter_co
 from governance.compile.monitoring.routes import AlertmanagerRoutes, alertmanager_routes
 from governance.compile.monitoring.rule_tests import Neighbours, RuleTestFile, rule_tests
 from governance.compile.monitoring.rules import RuleFile, alert_rules, rules_file
+from governance.files import YAML_DUMPER
 from governance.model.tenancy import Tenancy
 
 __all__ = [
-    "ALERT_SECRETS_PATH", "DUMPER", "FLOW_VARIABLE", "LATENCY_METRIC", "PROBE_METRIC", "RATE_INTERVAL",
+    "ALERT_SECRETS_PATH", "FLOW_VARIABLE", "LATENCY_METRIC", "PROBE_METRIC", "RATE_INTERVAL",
     "RECORD_AGE_METRIC", "WORKER_METRIC", "alert_rules", "alertmanager_routes", "compile_monitoring", "flows_regex",
     "grafana_dashboard", "jmx_exporter_config", "label_safe", "probed", "promql_string", "regex_literal",
     "rule_tests", "rules_file", "source_pattern", "worker_pattern",
@@ -69,7 +69,7 @@ def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
     tenants (the rule tests read a bounded set of other tenants: rule_tests.Neighbours).
     """
     def as_yaml(data: JmxExporterConfig | RuleTestFile | RuleFile | AlertmanagerRoutes) -> str:
-        return header + "\n" + yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True)
+        return header + "\n" + yaml.dump(data, Dumper=YAML_DUMPER, sort_keys=False, allow_unicode=True)
 
     tenants = sorted(tenancy.tenants)
     flows = {tenant: list(label_safe(tenancy.tenants[tenant].flows)) for tenant in tenants}
