@@ -30,6 +30,7 @@ import yaml
 from devstack import tools
 from devstack.files import write_public
 from devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port, tail
+from governance.files import YAML_DUMPER
 
 BIND_FAILURE = "address already in use"
 START_ATTEMPTS = 3
@@ -127,7 +128,7 @@ class Alertmanager:
     def start(self, timeout: float = 60) -> Alertmanager:
         binary = tools.alertmanager()
         config = self.home / "alertmanager.yml"
-        write_public(config, yaml.safe_dump(short_timings(self.config), sort_keys=False).encode())
+        write_public(config, yaml.dump(short_timings(self.config), Dumper=YAML_DUMPER, sort_keys=False).encode())
         self.process, self.port = _start_on_free_port("alertmanager", self.home, lambda port: [
             str(binary), f"--config.file={config}", f"--storage.path={self.home / 'data'}",
             f"--web.listen-address={LOOPBACK}:{port}", "--cluster.listen-address=", "--log.level=info",
@@ -195,7 +196,7 @@ class Prometheus:
     def start(self, timeout: float = 60) -> Prometheus:
         binary = tools.prometheus()
         config = self.home / "prometheus.yml"
-        write_public(config, yaml.safe_dump(self.config(), sort_keys=False).encode())
+        write_public(config, yaml.dump(self.config(), Dumper=YAML_DUMPER, sort_keys=False).encode())
         self.process, self.port = _start_on_free_port("prometheus", self.home, lambda port: [
             str(binary), f"--config.file={config}", f"--storage.tsdb.path={self.home / 'data'}",
             f"--web.listen-address={LOOPBACK}:{port}", f"--rules.alert.resend-delay={INTERVAL}",
@@ -207,7 +208,8 @@ class Prometheus:
         """Scrape `targets` from now on (SIGHUP: Prometheus reloads its configuration file; rules and alerts stay)."""
         assert self.process and self.process.pid, "prometheus is not running"
         self.targets = list(targets)
-        write_public(self.home / "prometheus.yml", yaml.safe_dump(self.config(), sort_keys=False).encode())
+        write_public(self.home / "prometheus.yml",
+                     yaml.dump(self.config(), Dumper=YAML_DUMPER, sort_keys=False).encode())
         os.kill(self.process.pid, signal.SIGHUP)
         wanted = {t.url for t in targets}
         self.process.wait_ready(lambda: self.scrape_urls() == wanted, timeout, f"scrape targets {sorted(wanted)}")

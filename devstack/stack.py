@@ -26,6 +26,7 @@ from devstack.kube import KubeApiServer
 from devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties
 from devstack.opa import OpaServer
 from devstack.process import DevstackError, free_port, pid_alive, port_open, stop_pid
+from governance.files import YAML_DUMPER
 from governance.policy.bundle import BUILTIN_DIR
 from governance.secrets.names import ca_key_secret
 from governance.secrets.pki import KeyPair, load_cert_pem, new_ca
@@ -196,7 +197,7 @@ class Stack:
             "users": [{"name": "mm2gov-admin", "user": {"token": self.kube.admin_token.reveal()}}],
             "contexts": [{"name": "mm2gov-devstack", "context": {"cluster": "devstack", "user": "mm2gov-admin"}}],
         }
-        write_private(path, yaml.safe_dump(config).encode())
+        write_private(path, yaml.dump(config, Dumper=YAML_DUMPER).encode())
         return path
 
     def governance_clusters(self, strimzi_namespaces: dict[str, str] | None = None, client_ca: bool = False) -> str:

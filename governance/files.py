@@ -1,9 +1,16 @@
-"""Writing files: secrets 0600, the rest 0644, parents created (the secret store and the local stack)."""
+"""Writing files: secrets 0600, the rest 0644, parents created (the secret store and the local stack); the one
+YAML dumper every written YAML file goes through."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+import yaml
+
+# libyaml's emitter (PyYAML's C dumper, several times faster than its pure-Python one, same safe representer)
+# when PyYAML was built with it, as the locked wheels are; the pure-Python SafeDumper otherwise
+YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def write_private(path: Path, data: bytes) -> None:

@@ -36,12 +36,10 @@ def schema() -> None:
 @opa_url_option
 def validate(repo: Path, output_format: str, fail_on: str, opa_url: str | None) -> None:
     """Check REPO: schema, then the Rego rules (built-in + REPO/policies/*.rego) in a real OPA."""
-    from governance.config import load_inventory
-    from governance.policy.decide import decide
+    from governance.policy.decide import decide_repo
     from governance.render import violations as render
 
-    inventory = load_inventory(repo)
-    decision = decide(inventory, opa_url)
+    inventory, decision = decide_repo(repo, opa_url)
     click.echo(render.report(output_format, list(decision.violations), repo=str(repo), tenants=inventory.tenants,
                              fail_on=fail_on, scopes=decision.scopes), nl=False)
     if output_format == "text":
@@ -77,8 +75,8 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
     from governance.policy.engine import at_or_above
     from governance.render import plan as render_plan
 
-    head = load_inventory(repo)
-    with temporary_dir() as tmp, PolicySession(opa_url) as session:
+    with temporary_dir() as tmp, PolicySession(opa_url) as session:  # OPA starts while the head loads
+        head = load_inventory(repo)
         head_decision = session.submit(head)  # OPA evaluates head while the base loads
         if Path(base).is_dir():
             base_inventory, base_label = load_inventory(Path(base)), base

@@ -76,12 +76,10 @@ def _decided(repo: Path, opa_url: str | None):
     """Load and decide: the inventory and the policy decision every command acts on. A repo with high or
     critical violations gets one answer from every command that acts on it (generate, apply, drift, audit,
     failover, probe): the violations and exit 1, nothing done."""
-    from governance.config import load_inventory
-    from governance.policy.decide import decide
+    from governance.policy.decide import decide_repo
     from governance.render import violations as render
 
-    inventory = load_inventory(repo)
-    decision = decide(inventory, opa_url)
+    inventory, decision = decide_repo(repo, opa_url)
     blocking = decision.at_or_above("high")
     if blocking:
         click.echo(render.text(blocking), err=True, nl=False)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 from pathlib import Path
 
 from governance import __version__
@@ -20,12 +22,33 @@ from governance.tools import versions
 DEFAULT_SECRETS_PATH = "/etc/mm2gov/secrets"
 
 
+class LazyFiles(Mapping[str, str]):
+    """Relative path -> text, computed the first time anything is read: `generate` writes the monitoring
+    files, `apply` and `drift` compile the same desired state and never read them."""
+
+    def __init__(self, compute: Callable[[], dict[str, str]]) -> None:
+        self._compute = compute
+
+    @cached_property
+    def _files(self) -> dict[str, str]:
+        return self._compute()
+
+    def __getitem__(self, path: str) -> str:
+        return self._files[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 @dataclass(frozen=True)
 class DesiredState:
     bindings: ClusterBindings
     flows: list[Mm2Flow]
     strimzi: list[StrimziObject]
-    monitoring: dict[str, str]  # path under OUT/monitoring -> text
+    monitoring: Mapping[str, str]  # path under OUT/monitoring -> text
     header: str
     topics: list[RemoteTopic] = field(default_factory=list)  # exact remote topics to create on targets
     principal_tenants: dict[str, str] = field(default_factory=dict)  # principal -> owning tenant (MM2's too)
@@ -67,7 +90,7 @@ def compile_desired(inventory: Inventory, decision: Decision,
         bindings=bindings,
         flows=compile_flows(tenancy, inventory.clusters, secrets_path, header),
         strimzi=compile_strimzi(tenancy, inventory.clusters, bindings, versions()["KAFKA_VERSION"], topics),
-        monitoring=compile_monitoring(tenancy, header),
+        monitoring=LazyFiles(partial(compile_monitoring, tenancy, header)),
         header=header,
         topics=topics,
         principal_tenants=tenancy.principal_owners(),

@@ -14,8 +14,9 @@ from typing import TypedDict
 import yaml
 
 from governance import resources
-from governance.compile.monitoring import DUMPER
+from governance.compile.fanout import fan_out
 from governance.errors import ConfigError
+from governance.files import YAML_DUMPER
 
 TEMPLATE = resources.k8s_dir() / "tenant" / "rbac.yaml"  # $MM2GOV_K8S, else the package's copy of k8s/
 
@@ -61,8 +62,12 @@ def tenant_manifests(tenant_namespaces: dict[str, str], tenant_secrets: dict[str
     (governance.secrets.placement), the only ones its Role may read.
     """
     documents: list[object] = list(yaml.safe_load_all(TEMPLATE.read_text(encoding="utf-8")))
-    return {tenant: f"{header}\n" + yaml.dump_all(
-                [_filled(document, {"TENANT": tenant, "NAMESPACE": namespace,
-                                    "RULES": secret_rules(tenant_secrets.get(tenant, []))})
-                 for document in documents], Dumper=DUMPER, sort_keys=False)
-            for tenant, namespace in sorted(tenant_namespaces.items())}
+
+    def manifest(tenant: str) -> str:
+        values = {"TENANT": tenant, "NAMESPACE": tenant_namespaces[tenant],
+                  "RULES": secret_rules(tenant_secrets.get(tenant, []))}
+        return f"{header}\n" + yaml.dump_all([_filled(document, values) for document in documents], Dumper=YAML_DUMPER,
+                                             sort_keys=False)
+
+    tenants = sorted(tenant_namespaces)
+    return dict(zip(tenants, fan_out(manifest, tenants), strict=True))

@@ -25,8 +25,9 @@ pitfall in FIELD.md is closed by construction:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 
 import javaproperties
 
@@ -54,11 +55,18 @@ PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
 
 @dataclass(frozen=True)
 class Mm2Flow:
+    """One flow's MirrorMaker 2. Its properties file is rendered the first time it is read: `generate` reads
+    every one, `apply` and `drift` (which need the flows' clusters only) none."""
+
     flow_id: str
     tenant: str
     source: str
     target: str
-    properties: str
+    render: Callable[[], str] = field(repr=False, compare=False)
+
+    @cached_property
+    def properties(self) -> str:
+        return self.render()
 
 
 Entry = tuple[str, str] | str | None  # a key and its value, a comment line, or a blank line
@@ -107,6 +115,7 @@ def flow_entries(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secre
     source, target, flow_id = flow.source, flow.target, flow.id
     principal, connect, topics = flow.mm2_principal, flow.connect, flow.mm2_topics
     pair = f"{source}->{target}"
+    settings = mm2_settings.for_flow(flow)  # once, for every section below
     entries: list[Entry] = [
         header.removeprefix("# "),
         f"{TENANT_LINE_PREFIX.removeprefix('# ')}{tenant}, flow {flow_id}: {source} -> {target}, "
@@ -129,27 +138,27 @@ def flow_entries(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secre
         (f"{pair}.topics.exclude", topics_exclude(flow.exclude_topics)),
         (f"{pair}.groups", ",".join(flow.groups) or "^$"),
         *([(f"{pair}.groups.exclude", groups_exclude(flow.exclude_groups))] if flow.exclude_groups else []),
-        *settings_entries(flow, Section.POLICY),
+        *settings_entries(flow, Section.POLICY, settings),
         None,
         "Isolation: own Connect group and topics; no ACL sync.",
         (f"{target}.group.id", connect.group),
         (f"{target}.config.storage.topic", connect.configs),
         (f"{target}.offset.storage.topic", connect.offsets),
         (f"{target}.status.storage.topic", connect.status),
-        *settings_entries(flow, Section.ISOLATION),
-        *exactly_once_entries(flow),
+        *settings_entries(flow, Section.ISOLATION, settings),
+        *exactly_once_entries(flow, settings),
         None,
         "Offset translation in the flow's own topics on the target, never MM2's per-alias names that",
         "every flow between these clusters would share: the replication policy names them from these",
         "keys, scoped to the pair (MirrorMakerConfig drops unknown top-level keys).",
-        *settings_entries(flow, Section.OFFSETS),
+        *settings_entries(flow, Section.OFFSETS, settings),
         f"Heartbeats into {topics.heartbeats}: the flow's liveness on the target; the reverse",
         "direction's heartbeats herder would write into the source, so it is off.",
-        *settings_entries(flow, Section.HEARTBEATS),
-        *settings_entries(flow, Section.MIRRORING),
+        *settings_entries(flow, Section.HEARTBEATS, settings),
+        *settings_entries(flow, Section.MIRRORING, settings),
         None,
         "Broker defaults for replication factors (-1).",
-        *settings_entries(flow, Section.REPLICATION_FACTORS),
+        *settings_entries(flow, Section.REPLICATION_FACTORS, settings),
     ]
     return entries
 
@@ -166,18 +175,20 @@ def groups_exclude(exclude_groups: Sequence[str]) -> str:
     return ",".join([GROUPS_EXCLUDE, *exclude_groups])
 
 
-def settings_entries(flow: Flow, section: Section) -> list[Entry]:
+def settings_entries(flow: Flow, section: Section,
+                     settings: Sequence[mm2_settings.Setting] | None = None) -> list[Entry]:
     """The flow's entries of the settings table (model/mm2_settings.py) in one section of the file, each
-    under its comment lines and with its key scoped as the table says."""
+    under its comment lines and with its key scoped as the table says. `settings`: the flow's
+    (mm2_settings.for_flow), when the caller has them."""
     entries: list[Entry] = []
-    for setting in mm2_settings.for_flow(flow):
+    for setting in mm2_settings.for_flow(flow) if settings is None else settings:
         if setting.properties is not None and setting.properties.section is section:
             entries += [*setting.properties.comment,
                         (setting.properties_key(flow.source, flow.target), str(setting.value))]
     return entries
 
 
-def exactly_once_entries(flow: Flow) -> list[Entry]:
+def exactly_once_entries(flow: Flow, settings: Sequence[mm2_settings.Setting] | None = None) -> list[Entry]:
     """KIP-618 in dedicated mode, for `delivery: exactly_once` flows only (none for at_least_once).
 
     The target worker commits each polled batch with its source offsets in one transaction, under the
@@ -194,7 +205,7 @@ def exactly_once_entries(flow: Flow) -> list[Entry]:
         "Exactly-once delivery (KIP-618): each batch and its source offsets commit in one transaction on",
         f"the target, as transactional ids {ids.tasks}<connector>-<task> and {ids.leader}.",
         "Consumers of the remote topics must read with isolation.level=read_committed.",
-        *settings_entries(flow, Section.EXACTLY_ONCE),
+        *settings_entries(flow, Section.EXACTLY_ONCE, settings),
     ]
 
 
@@ -206,7 +217,7 @@ def flow_properties(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], se
 def compile_flows(tenancy: Tenancy, clusters: Mapping[str, Cluster], secrets_path: str,
                   header: str) -> list[Mm2Flow]:
     return [Mm2Flow(flow.id, tenant.tenant, flow.source, flow.target,
-                    flow_properties(tenant.tenant, flow, clusters, secrets_path, header))
+                    partial(flow_properties, tenant.tenant, flow, clusters, secrets_path, header))
             for tenant in sorted(tenancy, key=lambda t: t.tenant) for flow in tenant.flows]
 
 

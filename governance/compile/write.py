@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
+from typing import NoReturn
 
 import yaml
 
 from governance.compile.desired import DesiredState
+from governance.compile.fanout import fan_out
 from governance.compile.k8s_tenants import tenant_manifests
 from governance.compile.mm2_logging import log4j2_path, mm2_log4j2
-from governance.compile.monitoring import DUMPER
 from governance.errors import ConfigError
+from governance.files import YAML_DUMPER
 from governance.model.acl import AclBinding
 from governance.model.names import is_k8s_name, strimzi_file
 
@@ -33,18 +37,14 @@ def write_outputs(state: DesiredState, out: Path, tenant_secrets: dict[str, list
     bytes, same mtime), stale ones removed.
     """
     planned = _planned(state, out, tenant_secrets or {})
-    _refuse_links(out, planned)
+    existing = _refuse_links(out, planned)
     made: set[Path] = set()
     for path, text in planned.items():
         data = text.encode("utf-8")
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
-        try:
-            unchanged = path.read_bytes() == data
-        except FileNotFoundError:
-            unchanged = False
-        if not unchanged:
+        if path not in existing or path.read_bytes() != data:
             path.write_bytes(data)
     for name in OWNED_DIRS:
         for stale in sorted((out / name).rglob("*"), reverse=True) if (out / name).is_dir() else ():
@@ -64,9 +64,14 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
                               "`mm2gov validate` names their owners (derived_name_collision)")
         planned[path] = text
 
-    for flow in state.flows:
-        plan(out / "mm2" / f"{flow.flow_id}.properties", flow.properties)
-        plan(out / log4j2_path(flow.flow_id), mm2_log4j2(flow.tenant, flow.flow_id, state.header))
+    flows = state.flows
+
+    def flow_files(index: int) -> tuple[str, str]:
+        return flows[index].properties, mm2_log4j2(flows[index].tenant, flows[index].flow_id, state.header)
+
+    for flow, (properties, logging) in zip(flows, fan_out(flow_files, range(len(flows))), strict=True):
+        plan(out / "mm2" / f"{flow.flow_id}.properties", properties)
+        plan(out / log4j2_path(flow.flow_id), logging)
     for cluster, bindings in sorted(state.bindings.items()):
         plan(out / "acls" / f"{cluster}.json", acl_document(state.header, cluster, sorted(bindings)))
     for obj in state.strimzi:
@@ -75,7 +80,7 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
             raise ConfigError(f"generate: {obj['kind']} name {meta['name']!r} is not a Kubernetes name; "
                               "`mm2gov validate` names the principal (principal_not_kubernetes_name)")
         plan(out / "strimzi" / strimzi_file(obj["kind"], meta["namespace"], meta["name"]),
-             state.header + "\n" + yaml.dump(obj, Dumper=DUMPER, sort_keys=False))
+             state.header + "\n" + yaml.dump(obj, Dumper=YAML_DUMPER, sort_keys=False))
     for relative, text in sorted(state.monitoring.items()):
         plan(out / "monitoring" / relative, text)
     for tenant, text in tenant_manifests(state.tenant_namespaces, tenant_secrets, state.header).items():
@@ -83,18 +88,34 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
     return planned
 
 
-def _refuse_links(out: Path, planned: dict[Path, str]) -> None:
+def _refuse_links(out: Path, planned: dict[Path, str]) -> set[Path]:
     """A ConfigError naming the first symbolic link among the owned folders, the planned files and their
-    folders under OUT (OUT itself is the caller's choice and may be one)."""
+    folders under OUT (OUT itself is the caller's choice and may be one); else the planned files that exist.
+
+    Each folder is looked at once (a few dozen), then each planned file once (an lstat, which also says
+    whether it exists: no file is opened only to find it missing)."""
+    def refuse(part: Path) -> NoReturn:
+        raise ConfigError(f"generate: {part.relative_to(out)} in {out} is a symbolic link; mm2gov writes "
+                          "only regular files and folders under OUT: remove the link and run generate again")
+
     checked: set[Path] = set()
-    for path in [*(out / name for name in OWNED_DIRS), *planned]:
-        for part in (path, *path.parents):
+    for folder in [*(out / name for name in OWNED_DIRS), *dict.fromkeys(path.parent for path in planned)]:
+        for part in (folder, *folder.parents):
             if part == out or part in checked or out not in part.parents:
                 break
             checked.add(part)
             if part.is_symlink():
-                raise ConfigError(f"generate: {part.relative_to(out)} in {out} is a symbolic link; mm2gov writes "
-                                  "only regular files and folders under OUT: remove the link and run generate again")
+                refuse(part)
+    existing: set[Path] = set()
+    for path in planned:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(mode):
+            refuse(path)
+        existing.add(path)
+    return existing
 
 
 _ROW = ('    {"principal": %s, "host": %s, "resource_type": %s, "resource_name": %s, "pattern_type": %s, '

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from governance.compile.acls import desired_bindings
+from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.model.acl import AclBinding
 from governance.model.tenancy import Tenancy
 from governance.plan.topics import FlowTopics, flow_topic_changes
@@ -60,9 +60,12 @@ class Plan:
         }
 
 
-def permission_diff(base: Decision, head: Decision) -> tuple[list[PermissionChange], list[PermissionChange]]:
-    """(gained, lost), diffed per cluster so only the changes are wrapped (estates hold 100k+ bindings)."""
-    before, after = desired_bindings(base.tenancy), desired_bindings(head.tenancy)
+def permission_diff(base: Decision, head: Decision, before: ClusterBindings | None = None,
+                    after: ClusterBindings | None = None) -> tuple[list[PermissionChange], list[PermissionChange]]:
+    """(gained, lost), diffed per cluster so only the changes are wrapped (estates hold 100k+ bindings).
+    `before`, `after`: the base's and the head's desired bindings, when the caller has them."""
+    before = desired_bindings(base.tenancy) if before is None else before
+    after = desired_bindings(head.tenancy) if after is None else after
     gained, lost = [], []
     for cluster in sorted(set(before) | set(after)):
         old, new = before.get(cluster, set()), after.get(cluster, set())
@@ -83,7 +86,8 @@ def make_plan(base: Decision, head: Decision, source_topics: dict[str, frozenset
     """`source_topics` (source alias -> topic names, read live) adds which existing topics flows start or stop."""
     was, now = base.tenancy, head.tenancy
     base_flows, head_flows = _flows(was), _flows(now)
-    gained, lost = permission_diff(base, head)
+    before, after = desired_bindings(was), desired_bindings(now)  # once: the diff and the flows' readers read them
+    gained, lost = permission_diff(base, head, before, after)
     shared = set(was.tenants) & set(now.tenants)
     known_base = {(v.rule, v.tenant, v.message) for v in base.violations}
     return Plan(
@@ -92,7 +96,7 @@ def make_plan(base: Decision, head: Decision, source_topics: dict[str, frozenset
         tenants_changed=sorted(t for t in shared if was.tenants[t] != now.tenants[t]),
         flows_added=[head_flows[f] for f in sorted(set(head_flows) - set(base_flows))],
         flows_removed=[base_flows[f] for f in sorted(set(base_flows) - set(head_flows))],
-        flow_topics=flow_topic_changes(was, now, source_topics),
+        flow_topics=flow_topic_changes(was, now, source_topics, after),
         principals_added=[{"tenant": t, "principal": p} for t, p in sorted(_principals(now) - _principals(was))],
         principals_removed=[{"tenant": t, "principal": p} for t, p in sorted(_principals(was) - _principals(now))],
         permissions_gained=gained,

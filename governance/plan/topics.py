@@ -12,11 +12,12 @@ flow's remote prefix (it comes from the tenant's topic prefixes, not the pattern
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from governance.compile.acls import desired_bindings
+from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.compile.mm2 import TOPICS_EXCLUDE, topics_exclude
 from governance.config.regex import RegexProblem, java_list_matcher, split_list
 from governance.model.acl import AclBinding
@@ -74,29 +75,50 @@ def replicated(patterns: Sequence[str], topics: frozenset[str], prefixes: Sequen
     return {t for t in topics if t.startswith(tuple(prefixes)) and included(t) and not excluded(t)}
 
 
-def _covers(binding: AclBinding, name: str) -> bool:
-    if binding.pattern_type == "PREFIXED":
-        return name.startswith(binding.resource_name)
-    return binding.resource_name == name
+class _Readers:
+    """Who may READ topic names on one cluster: its tenant principals' READ bindings (never an MM2's), by
+    resource name. A name's readers are one lookup for its LITERAL bindings and one per length its PREFIXED
+    bindings have (a handful), so asking for every changed flow costs the same however many bindings the
+    cluster has (a pass over them all per flow made the plan grow with changed flows times bindings)."""
+
+    def __init__(self, bindings: Iterable[AclBinding], mm2s: set[str]) -> None:
+        self.prefixed: dict[str, set[str]] = defaultdict(set)
+        self.literal: dict[str, set[str]] = defaultdict(set)
+        for b in bindings:
+            if b.resource_type == "TOPIC" and b.operation == "READ" and b.principal not in mm2s:
+                (self.prefixed if b.pattern_type == "PREFIXED" else self.literal)[b.resource_name].add(b.principal)
+        self.lengths = sorted({len(name) for name in self.prefixed})
+
+    def of(self, name: str) -> set[str]:
+        """The principals a binding lets read `name`: PREFIXED on a leading part of it, or LITERAL on it."""
+        found = set(self.literal.get(name, ()))
+        for length in self.lengths:
+            if length > len(name):
+                break
+            found |= self.prefixed.get(name[:length], set())
+        return found
+
+    def of_all(self, names: Sequence[str]) -> tuple[str, ...]:
+        """Tenant principals with READ on every one of `names` (none for no names)."""
+        return tuple(sorted(set.intersection(*(self.of(n) for n in names)))) if names else ()
 
 
-def _readers(head: dict[str, set[AclBinding]], mm2s: set[str], target: str,
-             prefixes: Sequence[str]) -> tuple[str, ...]:
-    """Tenant principals (never an MM2's) with READ on every one of these prefixes on the target in the head."""
-    reads = [b for b in head.get(target, set())
-             if b.resource_type == "TOPIC" and b.operation == "READ" and b.principal not in mm2s]
-    if not prefixes:
-        return ()
-    return tuple(sorted(set.intersection(*({b.principal for b in reads if _covers(b, p)} for p in prefixes))))
-
-
-def flow_topic_changes(base: Tenancy, head: Tenancy,
-                       source_topics: Mapping[str, frozenset[str]] | None = None) -> list[FlowTopics]:
+def flow_topic_changes(base: Tenancy, head: Tenancy, source_topics: Mapping[str, frozenset[str]] | None = None,
+                       head_bindings: ClusterBindings | None = None) -> list[FlowTopics]:
     """Per flow whose patterns differ (or that is added or removed): what it starts and stops replicating.
-    `source_topics` (source alias -> its topic names) makes the result live; without it, patterns only."""
+    `source_topics` (source alias -> its topic names) makes the result live; without it, patterns only.
+    `head_bindings`: the head's desired bindings when the caller has them (computed here if a flow needs them)."""
     before, after = _flows(base), _flows(head)
-    head_bindings: dict[str, set[AclBinding]] | None = None  # computed only if a flow loses patterns
     mm2s = {flow.mm2_principal for _, flow in after.values()}
+    readers: dict[str, _Readers] = {}  # per target cluster, built the first time a flow there needs it
+
+    def readers_of(target: str, prefixes: Sequence[str]) -> tuple[str, ...]:
+        nonlocal head_bindings
+        if target not in readers:
+            head_bindings = desired_bindings(head) if head_bindings is None else head_bindings
+            readers[target] = _Readers(head_bindings.get(target, set()), mm2s)
+        return readers[target].of_all(prefixes)
+
     changes = []
     for flow_id in sorted(set(before) | set(after)):
         old, new = before.get(flow_id), after.get(flow_id)
@@ -112,14 +134,12 @@ def flow_topic_changes(base: Tenancy, head: Tenancy,
         tenant, flow = latest
         status = ADDED if old is None else REMOVED if new is None else CHANGED
         prefixes = earliest[1].remote_topic_prefixes
-        if old and head_bindings is None:
-            head_bindings = desired_bindings(head)
         change = FlowTopics(
             flow_id, tenant.tenant, flow.source, flow.target, status,
             tuple(p for p in new_patterns if p not in old_patterns),
             tuple(p for p in old_patterns if p not in new_patterns),
             remote_prefixes=tuple(prefixes),
-            readers_after=_readers(head_bindings or {}, mm2s, flow.target, prefixes) if old else (),
+            readers_after=readers_of(flow.target, prefixes) if old else (),
             excludes_added=tuple(e for e in new_excludes if e not in old_excludes) if old and new else (),
             excludes_removed=tuple(e for e in old_excludes if e not in new_excludes) if old and new else ())
         topics = (source_topics or {}).get(flow.source)

@@ -2,7 +2,8 @@
 
 A `PolicySession` owns one OPA (managed or external) and evaluates repos one
 after the other in a worker thread, so the caller can load the next repo while
-OPA (another process, another core) evaluates the previous one.
+OPA (another process, another core) evaluates the previous one. OPA starts in
+that thread too, so the first repo loads while OPA starts (`decide_repo`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import logging
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 
-from governance.config.loader import Inventory
+from governance.config.loader import Inventory, load_inventory
 from governance.policy.bundle import builtin_modules, org_modules
 from governance.policy.engine import Decision
 from governance.policy.input import build_input, resolve_locations
@@ -24,9 +26,10 @@ class PolicySession:
     def __init__(self, opa_url: str | None = None) -> None:
         self.engine = OpaEngine(builtin_modules(), url=opa_url)
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mm2gov-opa")
+        self._started: Future[OpaEngine] | None = None
 
     def __enter__(self) -> PolicySession:
-        self.engine.__enter__()
+        self._started = self._worker.submit(self.engine.__enter__)  # the caller loads its repo meanwhile
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -41,6 +44,8 @@ class PolicySession:
         return self.submit(inventory).result()
 
     def _decide(self, inventory: Inventory) -> Decision:
+        assert self._started is not None, "use PolicySession as a context manager"
+        self._started.result()  # ran first on this thread; raises why OPA could not start
         self.engine.use_extra_modules(org_modules(inventory.org_policies, inventory.root))
         began = time.perf_counter()
         decision = self.engine.evaluate(build_input(inventory))
@@ -54,3 +59,11 @@ def decide(inventory: Inventory, opa_url: str | None = None) -> Decision:
     """Evaluate the built-in library plus the repo's organisation rules on the repo."""
     with PolicySession(opa_url) as session:
         return session.decide(inventory)
+
+
+def decide_repo(repo: Path, opa_url: str | None = None) -> tuple[Inventory, Decision]:
+    """Load REPO (schema check included) while OPA starts, then evaluate it: `decide` after loading, with
+    OPA's start (a third of a second) off the critical path."""
+    with PolicySession(opa_url) as session:
+        inventory = load_inventory(repo)
+        return inventory, session.decide(inventory)

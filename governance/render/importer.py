@@ -6,14 +6,16 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from governance.files import YAML_DUMPER
+
 if TYPE_CHECKING:
     from governance.importer import Imported
 
 
 def repo_files(imported: Imported, tenant: str) -> dict[str, str]:
     """Each file of the repo (path relative to the repo) and its YAML."""
-    return {"clusters.yaml": yaml.safe_dump(imported.clusters, sort_keys=False),
-            f"tenants/{tenant}.yaml": yaml.safe_dump(imported.tenant, sort_keys=False)}
+    return {"clusters.yaml": yaml.dump(imported.clusters, Dumper=YAML_DUMPER, sort_keys=False),
+            f"tenants/{tenant}.yaml": yaml.dump(imported.tenant, Dumper=YAML_DUMPER, sort_keys=False)}
 
 
 def text(files: dict[str, str]) -> str:

@@ -23,11 +23,14 @@ class Placement:
     system_namespace: str = SYSTEM_NAMESPACE
 
     def tenant_secrets(self, state: DesiredState) -> dict[str, list[str]]:
-        """tenant -> the Secrets placed in its namespace (what its Role may read), sorted."""
-        found: dict[str, list[str]] = {}
-        for tenant, namespace in state.tenant_namespaces.items():
-            found[tenant] = sorted(name for name, homes in self.namespaces_by_secret.items() if namespace in homes)
-        return found
+        """tenant -> the Secrets placed in its namespace (what its Role may read), sorted. One pass over the
+        secrets, by namespace (not one per tenant)."""
+        by_namespace: dict[str, list[str]] = {}
+        for name, homes in self.namespaces_by_secret.items():
+            for namespace in homes:
+                by_namespace.setdefault(namespace, []).append(name)
+        return {tenant: sorted(by_namespace.get(namespace, ()))
+                for tenant, namespace in state.tenant_namespaces.items()}
 
     def namespaces(self, name: str) -> tuple[str, ...]:
         """Where the secret is written; the first is where it is read back."""

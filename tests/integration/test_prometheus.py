@@ -48,6 +48,7 @@ from governance.compile.monitoring import (
     grafana_dashboard,
     regex_literal,
 )
+from governance.compile.monitoring.rule_tests import MAX_OTHERS, SAMPLE
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce
 from governance.model.names import PLATFORM_ALERT_RECEIVER, alert_receiver, flow_id, probe_topic
@@ -91,17 +92,29 @@ def acme_slo(tmp_path_factory) -> Path:
     return out / "monitoring"
 
 
-def without(rules: Path, pattern: str, into: Path) -> Path:
-    """A copy of the rules folder whose expressions lost what `pattern` matches (the tests beside it)."""
+def rule_files(prometheus: Path) -> list[Path]:
+    """The generated rules files (one per tenant with flows: prometheus/rules/<tenant>.yaml), sorted."""
+    return sorted((prometheus / "rules").glob("*.yaml"))
+
+
+def rule_groups(prometheus: Path) -> list[dict[str, Any]]:
+    """Every group of the generated rules files, in file order."""
+    return [g for path in rule_files(prometheus) for g in yaml.safe_load(path.read_text())["groups"]]
+
+
+def without(prometheus: Path, pattern: str, into: Path, replacement: str = "") -> Path:
+    """A copy of the prometheus folder whose rule expressions lost what `pattern` matches (the tests beside them),
+    or had it replaced by `replacement`."""
     copy = into / "prometheus"
-    copy.mkdir(parents=True)
-    data = yaml.safe_load(rules.read_text())
-    for group in data["groups"]:
-        for rule in group["rules"]:
-            rule["expr"] = re.sub(pattern, "", rule["expr"])
-    (copy / "rules.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    (copy / "rules").mkdir(parents=True)
+    for path in rule_files(prometheus):
+        data = yaml.safe_load(path.read_text())
+        for group in data["groups"]:
+            for rule in group["rules"]:
+                rule["expr"] = re.sub(pattern, replacement, rule["expr"])
+        (copy / "rules" / path.name).write_text(yaml.safe_dump(data, sort_keys=False))
     (copy / "tests").mkdir()
-    for test in (rules.parent / "tests").glob("*.yaml"):
+    for test in (prometheus / "tests").glob("*.yaml"):
         (copy / "tests" / test.name).write_text(test.read_text())
     return copy
 
@@ -109,22 +122,22 @@ def without(rules: Path, pattern: str, into: Path) -> Path:
 @pytest.mark.parametrize("generated", ["acme", "acme_slo"])
 def test_promtool_accepts_the_generated_rules(generated, request):
     acme = request.getfixturevalue(generated)
-    rules = acme / "prometheus" / "rules.yaml"
-    count = sum(len(g["rules"]) for g in yaml.safe_load(rules.read_text())["groups"])
-    done = run(tools.promtool(), "check", "rules", rules)
+    files = rule_files(acme / "prometheus")
+    done = run(tools.promtool(), "check", "rules", *files)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"SUCCESS: {count} rules found" in done.stdout
+    for path in files:  # promtool reports each file: "Checking <file>", then "SUCCESS: <n> rules found"
+        count = sum(len(g["rules"]) for g in yaml.safe_load(path.read_text())["groups"])
+        assert f"Checking {path}\n  SUCCESS: {count} rules found" in done.stdout
 
 
 @pytest.mark.parametrize("generated", ["acme", "acme_slo"])
 def test_generated_rule_tests_pass_and_catch_rules_that_stop_filtering(generated, request, tmp_path):
     """acme_slo: the probe alerts (every flow has an `slo`) are in the rules and in their tests."""
     acme = request.getfixturevalue(generated)
-    rules = acme / "prometheus" / "rules.yaml"
-    probe_alerts = {r["alert"] for g in yaml.safe_load(rules.read_text())["groups"] for r in g["rules"]
-                    if r["alert"].startswith("MM2Probe")}
+    rules = acme / "prometheus"
+    probe_alerts = {r["alert"] for g in rule_groups(rules) for r in g["rules"] if r["alert"].startswith("MM2Probe")}
     assert bool(probe_alerts) == (generated == "acme_slo")
-    groups = [g["name"] for g in yaml.safe_load(rules.read_text())["groups"]]
+    groups = [g["name"] for g in rule_groups(rules)]
     tests = sorted((acme / "prometheus" / "tests").glob("*.yaml"))
     assert [f"mm2gov-{t.stem}" for t in tests] == groups  # one test file per tenant with flows
     done = run(tools.promtool(), "test", "rules", *tests)
@@ -136,6 +149,57 @@ def test_generated_rule_tests_pass_and_catch_rules_that_stop_filtering(generated
         done = run(tools.promtool(), "test", "rules", *sorted((broken / "tests").glob("*.yaml")))
         assert done.returncode != 0
         assert (done.stdout + done.stderr).count("FAILED") == len(tests), done.stdout + done.stderr
+
+
+LOOKALIKES = ["t1", "t10", "t100", "t1000", "t11", "pay", "pay-eu", "pay-eu-x"]
+
+
+@pytest.fixture(scope="module")
+def estate(tmp_path_factory) -> Path:
+    """`mm2gov generate` on 20 tenants t0000... and tenants whose names start with each other's (LOOKALIKES),
+    two flows each: more tenants than one tenant's rule tests load (rule_tests.MAX_OTHERS)."""
+    root = tmp_path_factory.mktemp("estate")
+    repo, out = root / "repo", root / "out"
+    (repo / "tenants").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "examples" / "acme" / "clusters.yaml", repo / "clusters.yaml")
+    for name in [f"t{i:04d}" for i in range(20)] + LOOKALIKES:
+        flows = [{"source": "onprem", "target": target, "topics": [f"{name}\\..*"], "groups": [f"{name}_.*"]}
+                 for target in ("onprem-dr", "cloud")]
+        (repo / "tenants" / f"{name}.yaml").write_text(yaml.safe_dump(
+            {"name": name, "owners": [f"{name}@example.com"], "classification": "internal",
+             "topic_prefixes": [f"{name}."], "group_prefixes": [f"{name}_"],
+             "principals": [{"name": f"User:{name}-app", "access": ["read", "write"]}], "flows": flows}))
+    done = run_cli("generate", str(repo), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return out / "monitoring"
+
+
+def failed(prometheus: Path) -> set[str]:
+    """The tenants whose generated rule tests fail under promtool, against the rules beside them (promtool
+    names each file on stdout and its failures on stderr: one pipe for both keeps them in order)."""
+    done = subprocess.run([str(tools.promtool()), "test", "rules", *sorted((prometheus / "tests").glob("*.yaml"))],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    found = set(re.findall(r"Processing test file: \S*/([^/\s]+)\.yaml\n\s+FAILED", done.stdout))
+    assert (done.returncode == 0) == (not found), done.stdout
+    return found
+
+
+def test_rule_tests_of_a_larger_estate_load_a_bounded_set_and_still_catch_rules_that_stop_filtering(estate,
+                                                                                                   tmp_path):
+    """Each tenant's tests load a few other tenants (its look-alikes and a sample), not all 28; they pass,
+    they all fail once the rules stop selecting their tenant or their flow, and the tests of every tenant that
+    has a look-alike starting with its name fail once the tenant matchers become prefix regexes."""
+    prometheus = estate / "prometheus"
+    tenants = sorted(p.stem for p in (prometheus / "tests").glob("*.yaml"))
+    assert len(tenants) == 28
+    for tenant in tenants:
+        loaded = yaml.safe_load((prometheus / "tests" / f"{tenant}.yaml").read_text())["rule_files"]
+        assert 1 + SAMPLE <= len(loaded) - 1 <= MAX_OTHERS and f"../rules/{tenant}.yaml" in loaded
+    assert failed(prometheus) == set()
+    for name, pattern in (("no-tenant", r'tenant="[^"]*", '), ("no-flow", r', flow="[^"]*"')):
+        assert failed(without(prometheus, pattern, tmp_path / name)) == set(tenants), name
+    prefix = without(prometheus, r'tenant="([^"]*)"', tmp_path / "prefix", r'tenant=~"\1.*"')
+    assert failed(prefix) >= {t for t in tenants if any(o != t and o.startswith(t) for o in tenants)}
 
 
 def test_amtool_accepts_the_generated_routes_and_routes_each_tenant_to_its_receiver(acme, tmp_path):
@@ -269,17 +333,21 @@ def routes_with_webhook_files(routes: dict[str, Any], tenants: list[str], receiv
     return routes
 
 
-def paced_rules(rules: Path, into: Path) -> Path:
-    """The MM2 rules with every `for` shortened. The probe rules are left out here: these tests page on MM2's
-    own series, and MM2ProbeAbsent would rightly page both tenants until `probe --serve` runs (the probe rules
-    are checked by promtool's tests above, forged series included)."""
-    data = yaml.safe_load(rules.read_text())
-    for group in data["groups"]:
-        group["rules"] = [rule for rule in group["rules"] if not rule["alert"].startswith("MM2Probe")]
-        for rule in group["rules"]:
-            rule["for"] = PACED_FOR
-    into.write_text(yaml.safe_dump(data, sort_keys=False))
-    return into
+def paced_rules(prometheus: Path, into: Path) -> list[Path]:
+    """The MM2 rules files with every `for` shortened. The probe rules are left out here: these tests page on
+    MM2's own series, and MM2ProbeAbsent would rightly page both tenants until `probe --serve` runs (the probe
+    rules are checked by promtool's tests above, forged series included)."""
+    into.mkdir(parents=True, exist_ok=True)
+    paced = []
+    for path in rule_files(prometheus):
+        data = yaml.safe_load(path.read_text())
+        for group in data["groups"]:
+            group["rules"] = [rule for rule in group["rules"] if not rule["alert"].startswith("MM2Probe")]
+            for rule in group["rules"]:
+                rule["for"] = PACED_FOR
+        (into / path.name).write_text(yaml.safe_dump(data, sort_keys=False))
+        paced.append(into / path.name)
+    return paced
 
 
 def our_alerts(prometheus: Prometheus, tenants: list[str]) -> list[Any]:
@@ -325,8 +393,8 @@ def monitored(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             stack.start_mirrormaker(flow, properties[tenant], metrics_config=monitoring / "jmx" / f"{tenant}.yaml")
             started.append(flow)
         targets = [ScrapeTarget(f"mm2-{flow}", stack.mirrormakers[flow].metrics_url) for flow in flows.values()]
-        rules = paced_rules(monitoring / "prometheus" / "rules.yaml", root / "rules.yaml")
-        prometheus = Prometheus(root, targets, [rules], alertmanager.url).start()
+        rules = paced_rules(monitoring / "prometheus", root / "rules")
+        prometheus = Prometheus(root, targets, rules, alertmanager.url).start()
         started.append(prometheus)
         for tenant, flow in flows.items():  # both flows replicating, no alert of theirs pending or firing
             wait_for(f"{flow}'s replication latency in Prometheus",

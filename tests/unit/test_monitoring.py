@@ -29,6 +29,7 @@ from governance.compile.monitoring import (
     worker_pattern,
 )
 from governance.compile.monitoring import compile_monitoring as compile_tenancy_monitoring
+from governance.compile.monitoring.rule_tests import MAX_OTHERS, SAMPLE
 from governance.model.names import GRAFANA_UID_MAX, PLATFORM_ALERT_RECEIVER, dashboard_uid
 from governance.model.tenancy import Flow, parse_tenancy
 from governance.probe.serve import ProbeMetrics
@@ -52,10 +53,17 @@ def compile_monitoring(scopes: dict[str, Any], header: str) -> dict[str, str]:
     return compile_tenancy_monitoring(parse_tenancy(scopes), header)
 
 
+def rule_groups(files: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Every tenant's alert group (prometheus/rules/<tenant>.yaml), by group name."""
+    return {g["name"]: g["rules"] for path, text in files.items() if path.startswith("prometheus/rules/")
+            for g in yaml.safe_load(text)["groups"]}
+
+
 def test_files_per_tenant_and_flow():
     files = compile_monitoring(SCOPES, "# generated")
     assert set(files) == {
-        "jmx/payments.yaml", "jmx/marketing.yaml", "prometheus/rules.yaml", "grafana/payments.json",
+        "jmx/payments.yaml", "jmx/marketing.yaml", "prometheus/rules/payments.yaml",
+        "prometheus/rules/marketing.yaml", "grafana/payments.json",
         "grafana/marketing.json", "grafana/hr.json", "alertmanager/routes.yaml",
         "prometheus/tests/payments.yaml", "prometheus/tests/marketing.yaml",
     }
@@ -83,7 +91,7 @@ def test_jmx_patterns_match_only_the_flows_own_mbeans():
 
 def test_every_alert_selects_and_labels_its_own_tenant_and_flow():
     files = compile_monitoring(SCOPES, "# g")
-    groups = {g["name"]: g["rules"] for g in yaml.safe_load(files["prometheus/rules.yaml"])["groups"]}
+    groups = rule_groups(files)
     assert set(groups) == {"mm2gov-payments", "mm2gov-marketing"}  # hr has no flow to watch
     for tenant, rules in (("payments", groups["mm2gov-payments"]), ("marketing", groups["mm2gov-marketing"])):
         flows = {f["id"] for f in SCOPES[tenant]["flows"]}
@@ -101,7 +109,7 @@ def test_every_alert_selects_and_labels_its_own_tenant_and_flow():
 def test_a_flow_with_an_slo_gets_probe_alerts_on_its_own_series_only():
     scopes = {**SCOPES, **scoped(payments=[{**flow("payments", "onprem", "cloud"), "slo": {"latency_p99_ms": 5}}])}
     files = compile_monitoring(scopes, "# g")
-    groups = {g["name"]: g["rules"] for g in yaml.safe_load(files["prometheus/rules.yaml"])["groups"]}
+    groups = rule_groups(files)
     probe = {r["alert"]: r for r in groups["mm2gov-payments"] if r["alert"].startswith("MM2Probe")}
     assert set(probe) == {"MM2ProbeCanariesLost", "MM2ProbeDuplicates", "MM2ProbeLatencyOverSlo", "MM2ProbeAbsent"}
     assert not any(r["alert"].startswith("MM2Probe") for r in groups["mm2gov-marketing"])
@@ -116,7 +124,7 @@ def test_a_flow_with_an_slo_gets_probe_alerts_on_its_own_series_only():
 def test_rule_tests_run_every_tenants_rules_and_expect_only_their_own_alerts():
     files = compile_monitoring(SCOPES, "# g")
     tests = yaml.safe_load(files["prometheus/tests/marketing.yaml"])
-    assert tests["rule_files"] == ["../rules.yaml"]
+    assert tests["rule_files"] == ["../rules/marketing.yaml", "../rules/payments.yaml"]  # hr has no rules
     case = tests["tests"][0]
     fired = [alert["exp_labels"] for check in case["alert_rule_test"] for alert in check["exp_alerts"]]
     assert fired and all(labels["tenant"] == "marketing" for labels in fired)
@@ -225,3 +233,39 @@ def test_a_tenant_named_platform_cannot_take_the_platforms_receiver():
     names = [r["name"] for r in routes["receivers"]]
     assert len(names) == len(set(names)) == 2
     assert routes["route"]["receiver"] == PLATFORM_ALERT_RECEIVER != routes["route"]["routes"][0]["receiver"]
+
+
+def estate(count: int, *extra: str) -> dict[str, dict[str, Any]]:
+    """`count` tenants t0000... (names of one length) with three flows each, and tenants named `extra`."""
+    names = [f"t{i:04d}" for i in range(count)] + list(extra)
+    return scoped(**{name: [flow(name, s, t) for s, t in (("onprem", "cloud"), ("onprem", "dr"), ("dr", "cloud"))]
+                     for name in names})
+
+
+def test_one_tenants_rule_tests_do_not_grow_with_the_estate():
+    """What keeps `generate` linear: a tenant's promtool tests load a bounded set of other tenants' rules and
+    series (rule_tests.Neighbours), so their size is the same in an estate of 20 tenants and of 200."""
+    sizes, loaded = set(), set()
+    for count in (20, 60, 200):
+        files = compile_monitoring(estate(count), "# g")
+        text = files["prometheus/tests/t0010.yaml"]
+        sizes.add(len(text.encode()))
+        tests = yaml.safe_load(text)
+        assert len(tests["rule_files"]) == 1 + 2 + SAMPLE  # its own, the names before and after it, the sample
+        loaded.add(len(tests["rule_files"]))
+        assert sum(len(case["input_series"]) for case in tests["tests"]) < 20 * len(tests["rule_files"])
+    assert len(sizes) == 1 and len(loaded) == 1, (sizes, loaded)
+
+
+def test_rule_tests_load_the_tenants_that_look_alike():
+    """Names that are a leading part of the tenant's, or start with it, or sort next to it: their rules and
+    series are in the tenant's tests, however large the estate (a prefix matcher would confuse them)."""
+    files = compile_monitoring(estate(40, "t1", "t10", "t100", "t1000", "t10000", "t11"), "# g")
+    loaded = yaml.safe_load(files["prometheus/tests/t10.yaml"])["rule_files"]
+    assert {"../rules/t1.yaml", "../rules/t100.yaml", "../rules/t1000.yaml", "../rules/t10.yaml"} <= set(loaded)
+    assert len(loaded) <= MAX_OTHERS + 1
+    series = " ".join(s["series"] for case in yaml.safe_load(files["prometheus/tests/t10.yaml"])["tests"]
+                      for s in case["input_series"])
+    assert 'tenant="t1", flow="t1-onprem-to-cloud"' in series and 'tenant="t100", flow=' in series
+    assert {"../rules/t10.yaml", "../rules/t100.yaml", "../rules/t10000.yaml"} <= set(
+        yaml.safe_load(files["prometheus/tests/t1000.yaml"])["rule_files"])

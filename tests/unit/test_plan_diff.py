@@ -1,8 +1,12 @@
 """The plan is a pure diff of two decisions: structure and effective permissions."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from governance.compile.acls import tenant_bindings
 from governance.model.acl import AclBinding
 from governance.plan.diff import PermissionChange, make_plan
+from governance.plan.topics import _Readers
 from governance.policy.engine import Decision, Violation
 from governance.render import plan as render_plan
 from tests.tools.scopes import flow_scope, tenancy, tenant_scope
@@ -156,3 +160,23 @@ def test_an_exclusion_added_to_a_flow_stops_what_it_matches_and_shows_in_the_pla
     # and back: removing it starts the topic again
     [back] = make_plan(head, base, SOURCE_TOPICS).flow_topics
     assert (back.excludes_removed, back.topics_started) == ((r"payments\.ref.*",), ("payments.refunds",))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["User:a", "User:b", "User:c", "User:mm2-x"]),
+                          st.sampled_from(["TOPIC", "GROUP"]), st.sampled_from(["", "p", "p.", "p.q", "p.q.", "q."]),
+                          st.sampled_from(["LITERAL", "PREFIXED"]), st.sampled_from(["READ", "WRITE"])), max_size=12),
+       st.lists(st.sampled_from(["p", "p.", "p.q", "p.q.", "p.q.r", "q.", "x"]), max_size=3))
+def test_the_readers_index_answers_as_every_binding_read_one_by_one(rows, names):
+    """Who may still READ a flow's remote prefixes (plan/topics.py): the index of bindings by name gives what
+    checking every binding against every name gives (Kafka's PREFIXED: a leading part; LITERAL: the name)."""
+    bindings = [AclBinding(p, t, n, k, o) for p, t, n, k, o in rows]
+    mm2s = {"User:mm2-x"}
+
+    def reads(b: AclBinding, name: str) -> bool:
+        covers = name.startswith(b.resource_name) if b.pattern_type == "PREFIXED" else b.resource_name == name
+        return b.resource_type == "TOPIC" and b.operation == "READ" and b.principal not in mm2s and covers
+
+    expected = tuple(sorted(set.intersection(*({b.principal for b in bindings if reads(b, n)} for n in names)))) \
+        if names else ()
+    assert _Readers(bindings, mm2s).of_all(names) == expected

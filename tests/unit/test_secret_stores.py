@@ -52,7 +52,7 @@ def test_placement_puts_credentials_beside_their_readers_only():
     binding = AclBinding("User:pay-app", "TOPIC", "pay.", "PREFIXED", "READ")
     mm2 = AclBinding("User:mm2-pay-onprem-to-cloud", "TOPIC", "pay.", "PREFIXED", "READ")
     state = DesiredState(bindings={"onprem": {binding, mm2}, "cloud": {binding}}, flows=[
-        Mm2Flow("pay-onprem-to-cloud", "pay", "onprem", "cloud", "")], strimzi=[], monitoring={}, header="",
+        Mm2Flow("pay-onprem-to-cloud", "pay", "onprem", "cloud", lambda: "")], strimzi=[], monitoring={}, header="",
         principal_tenants={"User:pay-app": "pay", "User:mm2-pay-onprem-to-cloud": "pay"},
         tenant_namespaces={"pay": "lob-pay"})
     where = placement(state, {"onprem": _cluster(client_ca=True), "cloud": _cluster("kafka-cloud")})

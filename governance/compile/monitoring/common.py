@@ -6,8 +6,6 @@ import json
 import re
 from collections.abc import Sequence
 
-import yaml
-
 from governance.model.tenancy import Flow
 
 METRIC_PREFIX = "kafka_connect_mirror_source_connector_"
@@ -16,7 +14,6 @@ LATENCY_METRIC = METRIC_PREFIX + "replication_latency_ms_max"
 RECORD_AGE_METRIC = METRIC_PREFIX + "record_age_ms_max"
 LATENCY_THRESHOLD_MS = 60_000
 RECORD_AGE_THRESHOLD_MS = 300_000
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when present
 ALERT_SECRETS_PATH = "/etc/alertmanager/secrets"  # where each tenant's webhook Secret is mounted
 SLACK_WEBHOOK_KEY = "slack-webhook-url"
 # label values mm2gov writes into PromQL string literals (escaped anyway): ids and aliases are DNS-label-like

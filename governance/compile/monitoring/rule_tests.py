@@ -1,7 +1,16 @@
-"""`prometheus/tests/<tenant>.yaml`: promtool unit tests of a tenant's alerts among other tenants' series."""
+"""`prometheus/tests/<tenant>.yaml`: promtool unit tests of a tenant's alerts among other tenants' series.
+
+Which other tenants: a bounded set (`Neighbours`), so one tenant's tests are the same size whatever the size of
+the estate, and generating them all stays linear in it. Every rule loaded in a test needs its flows' series
+(an absent series fires MM2FlowDown), so a test that loaded every tenant's rules would carry every flow's
+series: the estate's size in each tenant's file, its square in all of them.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from bisect import bisect_left
+from collections.abc import Iterable
 from typing import TypedDict
 
 from governance.compile.monitoring.common import (
@@ -13,8 +22,64 @@ from governance.compile.monitoring.common import (
     WORKER_METRIC,
     probed,
 )
-from governance.compile.monitoring.rules import Alert, flow_alerts, probe_alerts
+from governance.compile.monitoring.rules import Alert, flow_alerts, probe_alerts, rules_file
 from governance.model.tenancy import Flow
+
+ANCESTORS = 2  # the longest other tenant names that are a leading part of the tenant's name
+DESCENDANTS = 2  # the first other tenant names, in sorted order, that start with the tenant's name
+SAMPLE = 2  # other tenants from a fixed sample, beside the look-alikes
+MAX_OTHERS = ANCESTORS + DESCENDANTS + 2 + SAMPLE  # (+2: the names just before and after the tenant's)
+
+
+class Neighbours:
+    """The other tenants whose rules and series a tenant's tests load, from one sorted index of the names.
+
+    What a tenant's tests prove is that its rules select its own series only and fire for its own flows only
+    (the forged series carry the tenant's label with another tenant's flow id and another tenant's label with
+    the tenant's flow id: a rule that stopped selecting either label fails), and that the other tenants'
+    rules loaded beside them stay quiet while it is in trouble. Rules select by exact label values, so the
+    other tenants whose rules or series could be confused with the tenant's are the look-alikes: names that
+    are a leading part of the tenant's or start with it (a matcher turned into a prefix regex, `t1.*`, would
+    take `t10`'s series; flow ids start with the tenant name and a `-`, so their look-alikes are the same
+    tenants), and the names just before and after it in sorted order (the longest leading part in common).
+    SAMPLE more tenants from a fixed sample (the smallest hashes) stand for everyone else. So two to six
+    look-alikes (two, the sorted neighbours, in most estates) and two others: at most MAX_OTHERS, and all
+    the other tenants when there are no more, so a small estate's tests hold every tenant, as they always did.
+
+    Each tenant costs a binary search and one set lookup per leading part of its name; nothing compares
+    every two tenants. Adding a tenant changes its look-alikes' tests only (and every tenant's in the rare
+    case, about two in N, that its name hashes into the sample).
+    """
+
+    def __init__(self, tenants: Iterable[str]) -> None:
+        self.names = sorted(tenants)
+        self.known = frozenset(self.names)
+        self.ranked = sorted(self.names, key=_rank)
+
+    def of(self, tenant: str) -> list[str]:
+        """The other tenants in `tenant`'s tests, sorted: its look-alikes and SAMPLE more, or all of them when
+        there are no more than MAX_OTHERS."""
+        if len(self.names) <= MAX_OTHERS + 1:
+            return [name for name in self.names if name != tenant]
+        at = bisect_left(self.names, tenant)
+        after = at + 1 if at < len(self.names) and self.names[at] == tenant else at
+        leading = (tenant[:n] for n in range(len(tenant) - 1, 0, -1))  # longest first
+        ancestors = [name for name in leading if name in self.known][:ANCESTORS]
+        descendants = [name for name in self.names[after:after + DESCENDANTS] if name.startswith(tenant)]
+        chosen = dict.fromkeys([*self.names[max(at - 1, 0):at], *self.names[after:after + 1], *descendants,
+                                *ancestors])
+        wanted = len(chosen) + SAMPLE
+        for name in self.ranked:  # the sample, in an order that is the same for every tenant
+            if len(chosen) >= wanted:
+                break
+            if name != tenant:
+                chosen.setdefault(name)
+        return sorted(chosen)
+
+
+def _rank(tenant: str) -> bytes:
+    """A stable pseudo-random order of names (the same on every run and machine), for the sample."""
+    return hashlib.sha256(tenant.encode()).digest()
 
 
 class InputSeries(TypedDict):
@@ -57,7 +122,8 @@ def _expected(alerts: list[Alert]) -> list[ExpectedAlert]:
 
 
 def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> RuleTestFile:
-    """`promtool test rules` for the tenant's alerts, all tenants' rules loaded (alert names are shared).
+    """`promtool test rules` for the tenant's alerts, the rules of the tenants of `flows_by_tenant` loaded (the
+    tenant and its `Neighbours`; alert names are shared, so each check sees every loaded rule's alerts).
 
     Every flow of every tenant is up, but the tenant's first flow, whose worker series ends at 10m (first
     case) or reports no task from 10m (second case): its MM2FlowDown fires by 16m (2m `for`) with its own
@@ -68,7 +134,10 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> RuleTestF
     """
     flows = flows_by_tenant[tenant]
     down, slow = flows[0], flows[-1]
-    others = [(t, f.id) for t in sorted(flows_by_tenant) if t != tenant for f in flows_by_tenant[t]]
+    # The forged series carry another tenant's label: one whose name starts with the tenant's when there is
+    # one, so a tenant matcher turned into a prefix regex takes the forged series for the tenant's own.
+    others = [(t, f.id) for t in sorted(flows_by_tenant, key=lambda t: (not t.startswith(tenant), t))
+              if t != tenant for f in flows_by_tenant[t]]  # a name that starts with the tenant's first
     neighbour, neighbour_flow = others[0] if others else (f"{tenant}-neighbour", f"{tenant}-neighbour-x-to-y")
 
     def workers(down_values: str) -> list[InputSeries]:
@@ -109,7 +178,8 @@ def rule_tests(tenant: str, flows_by_tenant: dict[str, list[Flow]]) -> RuleTestF
     ]
     if measured := [f for f in flows if probed(f)]:
         tests.append(_probe_rule_test(tenant, measured[0], flows_by_tenant, neighbour, neighbour_flow))
-    return {"rule_files": ["../rules.yaml"], "evaluation_interval": "1m", "tests": tests}
+    return {"rule_files": [f"../{rules_file(owner)}" for owner in sorted(flows_by_tenant)],
+            "evaluation_interval": "1m", "tests": tests}
 
 
 def _probe_rule_test(tenant: str, bad: Flow, flows_by_tenant: dict[str, list[Flow]], neighbour: str,

@@ -1,4 +1,8 @@
-"""`prometheus/rules.yaml`: one alert group per tenant, each rule selecting its own tenant's and flow's series."""
+"""`prometheus/rules/<tenant>.yaml`: the tenant's alert group, each rule selecting its own tenant's and flow's series.
+
+One file per tenant rather than one for the estate: a tenant's promtool tests load its own rules and a bounded
+set of other tenants' (rule_tests.py), so they stay the same size however many tenants there are.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from governance.compile.monitoring.common import (
 )
 from governance.model.tenancy import Flow
 
-# One Prometheus alerting rule as rules.yaml holds it (`for` is a Python keyword: the functional form)
+# One Prometheus alerting rule as a rules file holds it (`for` is a Python keyword: the functional form)
 AlertRule = TypedDict("AlertRule", {
     "alert": str, "expr": str, "for": str, "labels": dict[str, str], "annotations": dict[str, str]})
 
@@ -28,9 +32,14 @@ class RuleGroup(TypedDict):
 
 
 class RuleFile(TypedDict):
-    """`prometheus/rules.yaml`: a group per tenant."""
+    """`prometheus/rules/<tenant>.yaml`: the tenant's group."""
 
     groups: list[RuleGroup]
+
+
+def rules_file(tenant: str) -> str:
+    """Where the tenant's rules are, under OUT/monitoring/prometheus (Prometheus loads `rules/*.yaml`)."""
+    return f"rules/{tenant}.yaml"
 
 
 @dataclass(frozen=True)

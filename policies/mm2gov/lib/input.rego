@@ -70,34 +70,38 @@ group_prefix_entries := {[prefix, name] |
 
 # topic_prefix_owners[prefix] = {[tenant, index], ...}: who declares a topic
 # prefix. Built only when a rule found a candidate overlap.
-topic_prefix_owners := {prefix: owners |
+#
+# These indexes group entries by a key. Built as an object comprehension whose
+# value is a comprehension over every tenant, OPA would take a pass over the
+# tenants per key: quadratic in the estate (bench/scale.py). Each is built from
+# a set of [key, group] pairs instead, whose group is a comprehension in a rule
+# body closing over the key: that one OPA indexes (comprehension indexing: one
+# pass, grouped by the key).
+topic_prefix_owners := {prefix: owners | some [prefix, owners] in topic_prefix_groups}
+
+topic_prefix_groups contains [prefix, owners] if {
 	some tenant in input.tenants
 	some prefix in tenant.topic_prefixes
-	owners := {[name, i] |
-		some name, t in input.tenants
-		t.topic_prefixes[i] = prefix
-	}
+	owners := {[name, i] | some name, t in input.tenants; t.topic_prefixes[i] == prefix}
 }
 
 # group_prefix_owners[prefix] = {[tenant, index], ...}: who declares a group prefix.
-group_prefix_owners := {prefix: owners |
+group_prefix_owners := {prefix: owners | some [prefix, owners] in group_prefix_groups}
+
+group_prefix_groups contains [prefix, owners] if {
 	some tenant in input.tenants
 	some prefix in tenant.group_prefixes
-	owners := {[name, i] |
-		some name, t in input.tenants
-		t.group_prefixes[i] = prefix
-	}
+	owners := {[name, i] | some name, t in input.tenants; t.group_prefixes[i] == prefix}
 }
 
 # principal_tenants[principal] = {tenant, ...}: who declares a principal.
-principal_tenants := {principal: tenants |
+principal_tenants := {principal: tenants | some [principal, tenants] in principal_groups}
+
+principal_groups contains [principal, tenants] if {
 	some tenant in input.tenants
 	some p in tenant.principals
 	principal := p.name
-	tenants := {name |
-		some name, t in input.tenants
-		t.principals[_].name = principal
-	}
+	tenants := {name | some name, t in input.tenants; t.principals[_].name == principal}
 }
 
 # Overlap candidates. `entries` is a set of [text, owner] pairs. Sorted, the

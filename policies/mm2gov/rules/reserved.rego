@@ -90,16 +90,7 @@ normalized_entries := {[normalized(prefix), name] |
 }
 
 violations contains lib.violation("prefix_collision", "high", name, msg, loc) if {
-	candidates := lib.shorter_sides(normalized_entries)
-	count(candidates) > 0
-	lengths := {count(c) | some c in candidates}
-	some name, tenant in input.tenants
-	some i, prefix in tenant.topic_prefixes
-	some stem in lib.leading_candidates(normalized(prefix), candidates, lengths)
-	some other, other_tenant in input.tenants
-	other != name
-	some other_prefix in other_tenant.topic_prefixes
-	collides(prefix, other_prefix, stem)
+	some [name, i, prefix, other, other_prefix] in collisions
 	msg := sprintf(
 		"tenant %s: topic prefix '%s' and tenant %s's '%s' differ only by '.' against '_', which Kafka treats as the same topic name (it refuses the second of two such topics), so one tenant can block the other's topics; rename one of them",
 		[name, prefix, other, other_prefix],
@@ -107,19 +98,29 @@ violations contains lib.violation("prefix_collision", "high", name, msg, loc) if
 	loc := lib.location(sprintf("tenants/%s/topic_prefixes/%d", [name, i]))
 }
 
-# The other prefix is the normalized stem or longer than it, and the two do
-# not overlap as written (prefix_overlap reports those).
-collides(prefix, other_prefix, stem) if {
-	normalized(other_prefix) == stem
-	not startswith(prefix, other_prefix)
-	not startswith(other_prefix, prefix)
+# [normalized prefix, tenant, index, prefix] of every tenant's topic prefixes.
+normalized_prefixes contains [normalized(prefix), name, i, prefix] if {
+	some name, tenant in input.tenants
+	some i, prefix in tenant.topic_prefixes
 }
 
-collides(prefix, other_prefix, stem) if {
-	normalized(prefix) == stem
-	startswith(normalized(other_prefix), stem)
+# [tenant, index, prefix, other tenant, other prefix] for both sides of every pair of two tenants' topic
+# prefixes whose normalized forms overlap (one starts with the other) while the prefixes as written do not
+# (prefix_overlap reports those). Each pair is found from its longer (or equal) side, whose normalized form
+# starts with a candidate shorter side (lib.shorter_sides); the prefixes normalized to that stem are a
+# comprehension closing over it, which OPA indexes: no pass over every tenant per candidate.
+collisions contains entry if {
+	candidates := lib.shorter_sides(normalized_entries)
+	count(candidates) > 0
+	lengths := {count(c) | some c in candidates}
+	some [norm, name, i, prefix] in normalized_prefixes
+	some stem in lib.leading_candidates(norm, candidates, lengths)
+	shorter := {[other, j, other_prefix] | some [n, other, j, other_prefix] in normalized_prefixes; n == stem}
+	some [other, j, other_prefix] in shorter
+	other != name
 	not startswith(prefix, other_prefix)
 	not startswith(other_prefix, prefix)
+	some entry in [[name, i, prefix, other, other_prefix], [other, j, other_prefix, name, prefix]]
 }
 
 # ---- derived names: one owner each ------------------------------------------
