@@ -16,6 +16,7 @@ from governance.compile.strimzi import compile_strimzi
 from governance.compile.strimzi_types import StrimziObject
 from governance.compile.topics import RemoteTopic, remote_topics
 from governance.config.loader import Inventory
+from governance.model.quota import ClusterQuotas
 from governance.policy.engine import Decision
 from governance.tools import versions
 
@@ -52,6 +53,7 @@ class DesiredState:
     header: str
     topics: list[RemoteTopic] = field(default_factory=list)  # exact remote topics to create on targets
     principal_tenants: dict[str, str] = field(default_factory=dict)  # principal -> owning tenant (MM2's too)
+    quotas: ClusterQuotas = field(default_factory=dict)  # cluster -> principal -> the quota mm2gov sets there
     tenant_namespaces: dict[str, str] = field(default_factory=dict)  # tenant -> its Kubernetes namespace
 
     def scram_users(self) -> dict[str, set[str]]:
