@@ -38,7 +38,7 @@ lint: python-env
 # 15:38 for 1418 (run-to-run spread about half a minute; `make test` prints a per-worker timeline with each
 # module's CPU seconds, to aim the next cuts). Three workers were no faster
 # (16:58 against 15:50: they start the three heaviest fixtures at once). PYTEST_WORKERS=N sets another.
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 3
 test: setup
 	$(BIN)/ruff check governance spark_audit devstack tests bench
 	$(BIN)/lint-imports --no-logo
