@@ -12,6 +12,7 @@ and controller principals are super users.
 from __future__ import annotations
 
 import base64
+import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,13 +20,23 @@ from typing import Any
 
 from devstack import tools
 from devstack.files import write_private, write_public
-from devstack.process import LOOPBACK, QUICK_JVM, DevstackError, ManagedProcess, ensure_port_free, port_open
+from devstack.process import (
+    LOOPBACK,
+    QUICK_JVM,
+    DevstackError,
+    ManagedProcess,
+    ensure_port_free,
+    free_port,
+    port_open,
+)
 from governance.secrets.pki import KeyPair, issue_cert, pkcs12_keystore, pkcs12_truststore
 from governance.secrets.values import SecretValue
 
 ADMIN_USER = "admin"
 CONTROLLER_USER = "controller"
 JVM_OPTS = ["-Xms128m", "-Xmx512m", *QUICK_JVM, "-Djava.awt.headless=true"]
+BIND_FAILURE = "Address already in use"  # in the broker's log when a port it wanted was taken
+START_ATTEMPTS = 3
 
 LOG4J2 = """\
 status = warn
@@ -73,6 +84,7 @@ class KafkaCluster:
     controller_port: int
     mtls_port: int = 0
     node_id: int = 1
+    ports_chosen: bool = False  # the ports were chosen free by the stack (not asked for): start may choose again
     process: ManagedProcess | None = None
     distribution: tools.KafkaDistribution | None = None  # None: the pinned 4.x; tools.kafka3() for an older broker
 
@@ -200,21 +212,43 @@ class KafkaCluster:
             raise DevstackError(f"kafka-{self.name}: formatting KRaft storage failed:\n{output[-2000:]}")
 
     def start(self, timeout: float = 90) -> None:
+        """Start the broker. A port chosen free can be taken before the broker binds it (by another process's
+        outgoing connection, from the same ephemeral range): a fresh broker whose ports were chosen here
+        (`ports_chosen`) then starts again on new free ports, from new storage, up to START_ATTEMPTS times."""
         tools.java()  # fail early, in one line, if Java is missing or too old
         self.dist  # noqa: B018 - and if the Kafka jars are missing
-        ensure_port_free(self.port, f"kafka-{self.name}")
-        ensure_port_free(self.controller_port, f"kafka-{self.name} controller")
-        if self.mtls_port:
-            ensure_port_free(self.mtls_port, f"kafka-{self.name} mTLS")
-        self._prepare()
-        self.process = ManagedProcess(
-            name=f"kafka-{self.name}",
-            argv=self._java("kafka.Kafka", str(self.home / "server.properties")),
-            log_path=self.home / "kafka.log",
-            cwd=self.home,
-        )
-        self.process.start()
-        self.process.wait_ready(self.is_ready, timeout, f"metadata request on {self.bootstrap_servers}")
+        fresh = not (self.home / "data" / "meta.properties").exists()
+        for attempt in range(1, START_ATTEMPTS + 1):
+            ensure_port_free(self.port, f"kafka-{self.name}")
+            ensure_port_free(self.controller_port, f"kafka-{self.name} controller")
+            if self.mtls_port:
+                ensure_port_free(self.mtls_port, f"kafka-{self.name} mTLS")
+            self._prepare()
+            self.process = ManagedProcess(
+                name=f"kafka-{self.name}",
+                argv=self._java("kafka.Kafka", str(self.home / "server.properties")),
+                log_path=self.home / "kafka.log",
+                cwd=self.home,
+            )
+            log_start = self.process.log_path.stat().st_size if self.process.log_path.exists() else 0
+            self.process.start()
+            try:
+                self.process.wait_ready(self.is_ready, timeout, f"metadata request on {self.bootstrap_servers}")
+                return
+            except DevstackError:
+                self.process.stop()
+                if not (fresh and self.ports_chosen and attempt < START_ATTEMPTS and self._bind_failed(log_start)):
+                    raise
+            shutil.rmtree(self.home / "data")  # formatted for the taken ports: format again for the new ones
+            self.port, self.controller_port = free_port(), free_port()
+            self.mtls_port = free_port() if self.mtls_port else 0
+
+    def _bind_failed(self, log_start: int) -> bool:
+        """Whether the broker's log since `log_start` says a port it wanted was taken."""
+        assert self.process is not None
+        with open(self.process.log_path, "rb") as log:
+            log.seek(log_start)
+            return BIND_FAILURE in log.read().decode(errors="replace")
 
     def is_ready(self) -> bool:
         from confluent_kafka.admin import AdminClient

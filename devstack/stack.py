@@ -260,6 +260,8 @@ class Stack:
                     port=self._port(f"kafka-{cluster}"),
                     controller_port=self._port(f"kafka-{cluster}-controller"),
                     mtls_port=self._port(f"kafka-{cluster}-mtls"),
+                    ports_chosen=not any(key in self.spec.ports for key in (
+                        f"kafka-{cluster}", f"kafka-{cluster}-controller", f"kafka-{cluster}-mtls")),
                 )
         if "opa" in self.spec.components:
             self.opa = OpaServer(self.run_dir, self._port("opa"), list(self.spec.policy_dirs))
