@@ -36,8 +36,10 @@ lint: python-env
 # a known end stopped waiting (2026-11-25; 29 min before issue 23), 16:10 for 1364 (session 12: the audit, failover,
 # probe and migrate now run the policy; new oracle and order-independence tests); session 13: 15:12 for 1407 and
 # 15:38 for 1418 (run-to-run spread about half a minute; `make test` prints a per-worker timeline with each
-# module's CPU seconds, to aim the next cuts). Three workers were no faster
-# (16:58 against 15:50: they start the three heaviest fixtures at once). PYTEST_WORKERS=N sets another.
+# module's CPU seconds, to aim the next cuts). Session 15: 15:12 for 1419 with two workers; three workers,
+# with the heaviest fixtures no longer started together and brokers that start again when a chosen port was
+# taken, 14:37 for 1430 (two workers' CPU use was about 68%: the third overlaps waits on JVM starts).
+# PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 3
 test: setup
 	$(BIN)/ruff check governance spark_audit devstack tests bench
