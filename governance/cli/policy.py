@@ -1,4 +1,4 @@
-"""In the pull request: `mm2gov schema`, `validate` and `plan`."""
+"""In the pull request: `mm2gov schema`, `validate`, `plan` and `size`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import click
 from governance.cli.root import (
     cli,
     fail_on_option,
+    format_option,
     opa_url_option,
     repo_argument,
 )
@@ -92,6 +93,31 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
     click.echo(render_plan.report(output_format, the_plan, base_label, repo=str(repo), tenants=head.tenants),
                nl=False)
     if at_or_above(the_plan.violations, fail_on):
+        sys.exit(EXIT_VIOLATIONS)
+
+
+@cli.command()
+@repo_argument
+@format_option
+@fail_on_option
+@opa_url_option
+def size(repo: Path, output_format: str, fail_on: str, opa_url: str | None) -> None:
+    """Show each flow's capacity: what it asks (capacity in its tenant file), what mm2gov derived from
+    capacity.yaml's calibration (MM2 tasks and nodes, CPU, memory, heap, client quotas), and per cluster
+    the replication budget, the flows into and out of it and the headroom left (docs/capacity.md).
+    Exits 1 when the repo has violations at --fail-on or above (the capacity ones are listed)."""
+    from governance.plan.size import size_report
+    from governance.policy.decide import decide_repo
+    from governance.render import size as render_size
+    from governance.render import violations as render_violations
+
+    inventory, decision = decide_repo(repo, opa_url)
+    report = size_report(decision.tenancy, inventory.capacity)
+    capacity = [v for v in render_violations.ordered(decision.violations) if v.rule.startswith("capacity_")]
+    render = render_size.json_report if output_format == "json" else render_size.text_report
+    click.echo(render(report, capacity), nl=False)
+    if blocking := decision.at_or_above(fail_on):
+        click.echo(render_violations.text(list(blocking)), err=True, nl=False)
         sys.exit(EXIT_VIOLATIONS)
 
 

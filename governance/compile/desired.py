@@ -12,6 +12,7 @@ from governance import __version__
 from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.compile.mm2 import Mm2Flow, compile_flows
 from governance.compile.monitoring import compile_monitoring
+from governance.compile.quotas import desired_quotas
 from governance.compile.strimzi import compile_strimzi
 from governance.compile.strimzi_types import StrimziObject
 from governance.compile.topics import RemoteTopic, remote_topics
@@ -88,13 +89,16 @@ def compile_desired(inventory: Inventory, decision: Decision,
     tenancy = decision.tenancy
     bindings = desired_bindings(tenancy)
     topics = remote_topics(tenancy, inventory.patterns)
+    quotas = desired_quotas(tenancy)
     return DesiredState(
         bindings=bindings,
         flows=compile_flows(tenancy, inventory.clusters, secrets_path, header),
-        strimzi=compile_strimzi(tenancy, inventory.clusters, bindings, versions()["KAFKA_VERSION"], topics),
+        strimzi=compile_strimzi(tenancy, inventory.clusters, bindings, versions()["KAFKA_VERSION"], topics,
+                                quotas),
         monitoring=LazyFiles(partial(compile_monitoring, tenancy, header)),
         header=header,
         topics=topics,
         principal_tenants=tenancy.principal_owners(),
         tenant_namespaces={tenant.tenant: tenant.namespace for tenant in tenancy},
+        quotas=quotas,
     )

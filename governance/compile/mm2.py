@@ -147,6 +147,7 @@ def flow_entries(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secre
         (f"{target}.status.storage.topic", connect.status),
         *settings_entries(flow, Section.ISOLATION, settings),
         *exactly_once_entries(flow, settings),
+        *internal_rest_entries(flow, settings),
         None,
         "Offset translation in the flow's own topics on the target, never MM2's per-alias names that",
         "every flow between these clusters would share: the replication policy names them from these",
@@ -159,8 +160,27 @@ def flow_entries(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secre
         None,
         "Broker defaults for replication factors (-1).",
         *settings_entries(flow, Section.REPLICATION_FACTORS, settings),
+        *capacity_entries(flow),
     ]
     return entries
+
+
+def capacity_entries(flow: Flow) -> list[Entry]:
+    """A flow with `capacity` (model/capacity.py sized it): its tasks, and how its nodes are run. None without."""
+    sized = flow.capacity
+    if sized is None:
+        return []
+    return [
+        None,
+        f"Capacity (capacity.yaml): {sized.catch_up_bytes_per_second} bytes/s to catch up, over {sized.tasks} "
+        f"task(s) on {sized.nodes} node(s).",
+        f"Run this file on each of the {sized.nodes} node(s), with a {sized.heap} heap:",
+        f"  java -Xms{sized.heap} -Xmx{sized.heap} -cp 'libs/*' org.apache.kafka.connect.mirror.MirrorMaker "
+        "<this file>",
+        f"Its principal's quotas hold it to that rate: {sized.source_fetch_byte_rate} bytes/s fetched on each "
+        f"{flow.source} broker, {sized.target_produce_byte_rate} produced on each {flow.target} broker.",
+        (f"{flow.source}->{flow.target}.tasks.max", str(sized.tasks)),
+    ]
 
 
 def topics_exclude(exclude_topics: Sequence[str]) -> str:
@@ -195,7 +215,7 @@ def exactly_once_entries(flow: Flow, settings: Sequence[mm2_settings.Setting] | 
     flow's own transactional ids (names.mm2_transactional_ids, granted by acls.mm2_scope); the source
     consumer reads committed records only, or aborted ones would be copied (MirrorSourceConnector says
     it supports exactly-once only then). Followers forward task configs and fencing to the leader over
-    MM2's internal REST server (KIP-710). The keys are the table's (Section.EXACTLY_ONCE).
+    MM2's internal REST server (KIP-710: `internal_rest_entries`). The keys are the table's (Section.EXACTLY_ONCE).
     """
     if not flow.exactly_once:
         return []
@@ -207,6 +227,17 @@ def exactly_once_entries(flow: Flow, settings: Sequence[mm2_settings.Setting] | 
         "Consumers of the remote topics must read with isolation.level=read_committed.",
         *settings_entries(flow, Section.EXACTLY_ONCE, settings),
     ]
+
+
+def internal_rest_entries(flow: Flow, settings: Sequence[mm2_settings.Setting] | None = None) -> list[Entry]:
+    """KIP-710's internal REST server, for a flow run by several nodes or exactly once (Flow.internal_rest):
+    its followers reach the leader through it. After the exactly-once entries, which already say why."""
+    if not flow.internal_rest:
+        return []
+    why: list[Entry] = [] if flow.exactly_once else [
+        None, f"{flow.nodes} nodes run this flow as one Connect group: followers reach the leader through"
+              " its internal REST server (KIP-710)."]
+    return [*why, *settings_entries(flow, Section.INTERNAL_REST, settings)]
 
 
 def flow_properties(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], secrets_path: str,

@@ -19,11 +19,14 @@ from governance.compile.strimzi_types import (
     ClusterRef,
     ConnectorConfig,
     KafkaMirrorMaker2,
+    KafkaMirrorMaker2Spec,
     KafkaTopic,
     KafkaUser,
+    KafkaUserSpec,
     Mirror,
     ScramAuthentication,
     StrimziObject,
+    UserQuotas,
 )
 from governance.compile.topics import RemoteTopic
 from governance.config.schema import Cluster
@@ -39,6 +42,7 @@ from governance.model.names import (
     scram_secret,
     user_name,
 )
+from governance.model.quota import ClientQuota, ClusterQuotas
 from governance.model.tenancy import Flow, Tenancy
 
 API_VERSION = "kafka.strimzi.io/v1"
@@ -91,9 +95,10 @@ def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka
     connector_config = settings_config(flow, Config.SOURCE)
     checkpoint_config = settings_config(flow, Config.CHECKPOINT)
     worker_config = settings_config(flow, Config.WORKER)
+    sized = flow.capacity  # tasks, nodes, resources and heap (model/capacity.py); None: one task on one node
     mirror: Mirror = {
         "source": _cluster_ref(source, clusters[source], principal),
-        "sourceConnector": {"tasksMax": 1, "config": connector_config},
+        "sourceConnector": {"tasksMax": sized.tasks if sized else 1, "config": connector_config},
         # Strimzi's v1 API has no heartbeat connector: heartbeats run in the dedicated MM2 only
         "checkpointConnector": {"tasksMax": 1, "config": checkpoint_config},
         "topicsPattern": ",".join(flow.topic_items),
@@ -102,23 +107,28 @@ def mirror_maker(tenant: str, flow: Flow, clusters: Mapping[str, Cluster], kafka
     }
     if flow.exclude_groups:
         mirror["groupsExcludePattern"] = groups_exclude(flow.exclude_groups)
+    spec: KafkaMirrorMaker2Spec = {
+        "version": kafka_version,
+        "replicas": flow.nodes,
+        "target": {
+            **_cluster_ref(target, clusters[target], principal),
+            "groupId": connect.group,
+            "configStorageTopic": connect.configs,
+            "offsetStorageTopic": connect.offsets,
+            "statusStorageTopic": connect.status,
+            "config": worker_config,
+        },
+        "mirrors": [mirror],
+    }
+    if sized:
+        spec["resources"] = {"requests": {"cpu": sized.cpu, "memory": sized.memory},
+                             "limits": {"memory": sized.memory}}
+        spec["jvmOptions"] = {"-Xms": sized.heap, "-Xmx": sized.heap}
     return {
         "apiVersion": API_VERSION, "kind": "KafkaMirrorMaker2",
         "metadata": {"name": name, "namespace": strimzi.namespace,
                      "labels": {**MANAGED_BY, "mm2gov.io/tenant": tenant, "mm2gov.io/flow": name}},
-        "spec": {
-            "version": kafka_version,
-            "replicas": 1,
-            "target": {
-                **_cluster_ref(target, clusters[target], principal),
-                "groupId": connect.group,
-                "configStorageTopic": connect.configs,
-                "offsetStorageTopic": connect.offsets,
-                "statusStorageTopic": connect.status,
-                "config": worker_config,
-            },
-            "mirrors": [mirror],
-        },
+        "spec": spec,
     }
 
 
@@ -133,21 +143,36 @@ def strimzi_acl(binding: AclBinding) -> AclRule:
     return acl
 
 
+def user_quotas(quota: ClientQuota) -> UserQuotas:
+    """model/quota.py's keys as Strimzi names them in `spec.quotas` (only the ones set)."""
+    quotas: UserQuotas = {}
+    if quota.producer_byte_rate is not None:
+        quotas["producerByteRate"] = quota.producer_byte_rate
+    if quota.consumer_byte_rate is not None:
+        quotas["consumerByteRate"] = quota.consumer_byte_rate
+    if quota.request_percentage is not None:
+        quotas["requestPercentage"] = int(quota.request_percentage)
+    return quotas
+
+
 def kafka_user(alias: str, cluster: Cluster, principal: str, bindings: Iterable[AclBinding],
-               tenant: str | None = None) -> KafkaUser:
+               tenant: str | None = None, quota: ClientQuota | None = None) -> KafkaUser:
     strimzi = cluster.strimzi
     assert strimzi is not None
     labels = {**MANAGED_BY, "strimzi.io/cluster": strimzi.cluster}
     if tenant:  # the admission check reads the owning tenant from this label
         labels["mm2gov.io/tenant"] = tenant
+    spec: KafkaUserSpec = {
+        "authentication": {"type": "scram-sha-512", "password": {"valueFrom": {"secretKeyRef": {
+            "name": scram_secret(alias, principal), "key": PASSWORD_KEY}}}},
+        "authorization": {"type": "simple", "acls": [strimzi_acl(b) for b in sorted(bindings)]},
+    }
+    if quota:
+        spec["quotas"] = user_quotas(quota)
     return {
         "apiVersion": API_VERSION, "kind": "KafkaUser",
         "metadata": {"name": user_name(principal), "namespace": strimzi.namespace, "labels": labels},
-        "spec": {
-            "authentication": {"type": "scram-sha-512", "password": {"valueFrom": {"secretKeyRef": {
-                "name": scram_secret(alias, principal), "key": PASSWORD_KEY}}}},
-            "authorization": {"type": "simple", "acls": [strimzi_acl(b) for b in sorted(bindings)]},
-        },
+        "spec": spec,
     }
 
 
@@ -165,7 +190,8 @@ def kafka_topic(topic: RemoteTopic, cluster: Cluster) -> KafkaTopic:
 
 
 def compile_strimzi(tenancy: Tenancy, clusters: Mapping[str, Cluster], bindings: ClusterBindings,
-                    kafka_version: str, topics: Sequence[RemoteTopic] = ()) -> list[StrimziObject]:
+                    kafka_version: str, topics: Sequence[RemoteTopic] = (),
+                    quotas: ClusterQuotas | None = None) -> list[StrimziObject]:
     """All Strimzi objects, sorted by kind, namespace and name."""
     objects: list[StrimziObject] = [mirror_maker(tenant.tenant, flow, clusters, kafka_version)
                                     for tenant, flow in tenancy.flows() if clusters[flow.target].strimzi is not None]
@@ -185,5 +211,6 @@ def compile_strimzi(tenancy: Tenancy, clusters: Mapping[str, Cluster], bindings:
                     f"clusters.yaml: clusters {owners[key]} and {alias} share Strimzi namespace "
                     f"{key[0]!r}, so both would need a KafkaUser named {key[1]!r}; give each cluster its own namespace")
             owners[key] = alias
-            objects.append(kafka_user(alias, cluster, principal, items, principal_tenants.get(principal)))
+            objects.append(kafka_user(alias, cluster, principal, items, principal_tenants.get(principal),
+                                      (quotas or {}).get(alias, {}).get(principal)))
     return sorted(objects, key=lambda o: (o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]))

@@ -78,11 +78,28 @@ class Mirror(TypedDict):
     groupsExcludePattern: NotRequired[str]
 
 
+class ResourceQuantities(TypedDict, total=False):
+    cpu: str
+    memory: str
+
+
+class Resources(TypedDict):
+    """`spec.resources` of a flow with capacity: its CPU and memory requests, memory limited to the request."""
+
+    requests: ResourceQuantities
+    limits: ResourceQuantities
+
+
+JvmOptions = TypedDict("JvmOptions", {"-Xms": str, "-Xmx": str})  # a flow with capacity: its heap
+
+
 class KafkaMirrorMaker2Spec(TypedDict):
     version: str
     replicas: int
     target: TargetCluster
     mirrors: list[Mirror]
+    resources: NotRequired[Resources]
+    jvmOptions: NotRequired[JvmOptions]
 
 
 class KafkaMirrorMaker2(TypedDict):
@@ -135,9 +152,18 @@ class SimpleAuthorization(TypedDict):
     acls: list[AclRule]
 
 
+class UserQuotas(TypedDict, total=False):
+    """`spec.quotas` (Strimzi's names for model/quota.py's keys): the keys mm2gov sets for the user."""
+
+    producerByteRate: int
+    consumerByteRate: int
+    requestPercentage: int
+
+
 class KafkaUserSpec(TypedDict):
     authentication: UserScramAuthentication
     authorization: SimpleAuthorization
+    quotas: NotRequired[UserQuotas]
 
 
 class KafkaUser(TypedDict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import NoReturn
@@ -19,13 +20,14 @@ from governance.errors import ConfigError
 from governance.files import YAML_DUMPER
 from governance.model.acl import AclBinding
 from governance.model.names import is_k8s_name, strimzi_file
+from governance.model.quota import ClientQuota
 
-OWNED_DIRS = ("mm2", "acls", "strimzi", "monitoring", "k8s")
+OWNED_DIRS = ("mm2", "acls", "quotas", "strimzi", "monitoring", "k8s")
 
 
 def write_outputs(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]] | None = None) -> list[Path]:
-    """Make OUT/mm2, OUT/acls, OUT/strimzi, OUT/monitoring and OUT/k8s hold exactly the desired state; return
-    its files.
+    """Make OUT/mm2, OUT/acls, OUT/quotas, OUT/strimzi, OUT/monitoring and OUT/k8s hold exactly the desired
+    state; return its files.
 
     `tenant_secrets`: the Secrets placed for each tenant in its namespace, which its
     Role in OUT/k8s/tenants may read (none when not given).
@@ -74,6 +76,8 @@ def _planned(state: DesiredState, out: Path, tenant_secrets: dict[str, list[str]
         plan(out / log4j2_path(flow.flow_id), logging)
     for cluster, bindings in sorted(state.bindings.items()):
         plan(out / "acls" / f"{cluster}.json", acl_document(state.header, cluster, sorted(bindings)))
+    for cluster, quotas in sorted(state.quotas.items()):
+        plan(out / "quotas" / f"{cluster}.json", quota_document(state.header, cluster, quotas))
     for obj in state.strimzi:
         meta = obj["metadata"]
         if not is_k8s_name(meta["name"]):  # principal_not_kubernetes_name refuses it first; never a path part
@@ -130,3 +134,12 @@ def acl_document(header: str, cluster: str, bindings: list[AclBinding]) -> str:
                                q(b.pattern_type), q(b.operation), q(b.permission)) for b in bindings)
     return (f'{{\n  "generated": {json.dumps(header.lstrip("# "))},\n  "cluster": {json.dumps(cluster)},\n'
             f'  "bindings": [\n{rows}\n  ]\n}}\n')
+
+
+def quota_document(header: str, cluster: str, quotas: Mapping[str, ClientQuota]) -> str:
+    """The client quotas mm2gov sets on one cluster, one principal a line: what `apply` sets on its brokers
+    (per broker, Kafka's keys), for review."""
+    rows = ",\n".join(f"    {json.dumps({'principal': principal, **quota.values()})}"
+                       for principal, quota in sorted(quotas.items()))
+    return (f'{{\n  "generated": {json.dumps(header.lstrip("# "))},\n  "cluster": {json.dumps(cluster)},\n'
+            f'  "quotas": [\n{rows}\n  ]\n}}\n')

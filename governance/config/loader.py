@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from governance.config.regex import PatternFacts, RegexProblem, analyse
-from governance.config.schema import PATTERN_MEANINGS, Cluster, ClustersFile, Tenant
+from governance.config.schema import PATTERN_MEANINGS, CapacityFile, Cluster, ClustersFile, Tenant
 from governance.config.yaml_reader import (  # noqa: F401 -- the reader's names, as the loader offers them
     FAST_LOADER,
     MAX_ALIASES,
@@ -53,6 +53,7 @@ class Inventory:
     locations: dict[str, str]  # "tenants/payments/flows/0/topics/1" -> "tenants/payments.yaml:12"
     patterns: dict[str, PatternFacts]
     org_policies: tuple[Path, ...] = ()
+    capacity: CapacityFile | None = None  # capacity.yaml, when the platform calibrated (docs/capacity.md)
 
 
 def validate_model(model: type[BaseModel], document: Document, problems: list[Problem]) -> Any:
@@ -101,6 +102,8 @@ def load_inventory(root: Path) -> Inventory:
             _record_locations(document, "", locations)
             problems += _reserved_aliases(clusters, document)
 
+    capacity = _load_capacity(root, clusters, problems, locations)
+
     tenants: dict[str, Tenant] = {}
     tenant_files: dict[str, str] = {}
     tenant_docs: dict[str, Document] = {}
@@ -126,7 +129,29 @@ def load_inventory(root: Path) -> Inventory:
     problems += [refused for p in org if (refused := confined(root, p, p.relative_to(root).as_posix()))]
     if problems:
         raise InvalidConfig(problems)
-    return Inventory(root, clusters, tenants, tenant_files, locations, patterns, org)
+    return Inventory(root, clusters, tenants, tenant_files, locations, patterns, org, capacity)
+
+
+CAPACITY_FILE = "capacity.yaml"
+
+
+def _load_capacity(root: Path, clusters: dict[str, Cluster], problems: list[Problem],
+                   locations: dict[str, str]) -> CapacityFile | None:
+    """capacity.yaml when the repo has one (its nodes located under `capacity/...`), its clusters known."""
+    path = root / CAPACITY_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    document = read_yaml(path, CAPACITY_FILE, problems, root)
+    parsed = validate_model(CapacityFile, document, problems) if document else None
+    if parsed is None:
+        return None
+    _record_locations(document, "capacity", locations)
+    for alias in sorted(parsed.clusters):
+        if clusters and alias not in clusters:
+            problems.append(Problem(CAPACITY_FILE, document.line(("clusters", alias)),
+                                    f"clusters.{alias}: unknown cluster '{alias}' (clusters.yaml defines: "
+                                    f"{', '.join(sorted(clusters))})"))
+    return parsed
 
 
 def _reserved_aliases(clusters: dict[str, Cluster], document: Document) -> list[Problem]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 from pydantic.json_schema import models_json_schema
 
 from governance.model.names import K8S_NAME, K8S_NAME_MAX
@@ -38,6 +38,10 @@ _HOST_PORT = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):[0-9
 # differently or compared wrongly.
 _BOOTSTRAP = rf"^{_HOST_PORT}(,{_HOST_PORT})*$"
 BootstrapServers = Annotated[str, StringConstraints(pattern=_BOOTSTRAP)]
+# Kubernetes quantities and a JVM heap size, as the Strimzi CR and the dedicated-mode command take them
+_CPU = r"^([1-9][0-9]{0,5}m|[0-9]{1,3}(\.[0-9]{1,3})?)$"
+_MEMORY = r"^[1-9][0-9]{0,6}(Mi|Gi)$"
+_HEAP = r"^[1-9][0-9]{0,6}[mg]$"
 # What each pattern means, in the words the loader's message uses instead of the regex
 PATTERN_MEANINGS = {
     _DNS_LABEL: "a DNS label: lowercase letters, digits and '-', at most 63, starting and ending with a letter "
@@ -48,6 +52,9 @@ PATTERN_MEANINGS = {
                       f"letter or digit, at most {K8S_NAME_MAX}",
     _PRINCIPAL: "'User:' followed by a name without blanks",
     _BOOTSTRAP: "host:port[,host:port...] and nothing else",
+    _CPU: "a Kubernetes CPU quantity: cores ('2', '0.5') or millicores ('500m')",
+    _MEMORY: "a Kubernetes memory quantity in Mi or Gi ('2Gi', '1536Mi')",
+    _HEAP: "a JVM heap size in m or g ('1g', '1536m')",
 }
 
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
@@ -106,6 +113,35 @@ class Principal(Strict):
     access: list[Literal["read", "write"]] = Field(min_length=1)
 
 
+Rate = Annotated[int, Field(gt=0, le=2**63 - 1)]  # bytes per second: Kafka's quota values are longs
+
+
+class FlowCapacity(Strict):
+    """What a flow must carry (docs/capacity.md): mm2gov sizes its MM2 and sets its quotas from this and the
+    platform's calibration (capacity.yaml)."""
+
+    bytes_per_second: Rate = Field(description="The source topics' steady write rate the flow replicates")
+    catch_up_bytes_per_second: Rate | None = Field(
+        None, description="The most the flow may copy while it catches up on a backlog (default bytes_per_second): "
+                          "its MM2's tasks are sized for it and its principal's quotas hold it there, so its "
+                          "catch-up cannot take its neighbours' share")
+    source_partitions: Rate | None = Field(
+        None, description="How many partitions the flow's source topics have together; needed when the flow "
+                          "gets more than one task (a task copies whole partitions)")
+
+    @property
+    def catch_up(self) -> int:
+        return self.catch_up_bytes_per_second or self.bytes_per_second
+
+    @model_validator(mode="after")
+    def _catch_up_not_below_steady(self) -> FlowCapacity:
+        if self.catch_up < self.bytes_per_second:
+            raise ValueError(f"catch_up_bytes_per_second ({self.catch_up}) is below bytes_per_second "
+                             f"({self.bytes_per_second}): a flow that copies slower than its topics grow never "
+                             "catches up")
+        return self
+
+
 class Flow(Strict):
     source: DnsLabel
     target: DnsLabel
@@ -134,6 +170,51 @@ class Flow(Strict):
     slo: Slo | None = Field(
         None, description="Opt-in replication SLO: the flow also replicates its tenant's probe topic "
                           "(<first topic prefix>mm2gov-probe) and `mm2gov probe` measures it against these numbers")
+    capacity: FlowCapacity | None = Field(
+        None, description="Opt-in: what the flow must carry. Sizes its MirrorMaker 2 (tasks, nodes, CPU, memory) "
+                          "and sets its principal's client quotas from capacity.yaml's calibration; without it the "
+                          "flow runs one task on one node, unthrottled")
+
+
+class NodeSize(Strict):
+    """One MirrorMaker 2 node (a JVM, a Strimzi pod) as the platform runs it."""
+
+    tasks: Rate = Field(description="Tasks one node runs at task_bytes_per_second each (about one per core)")
+    cpu: Annotated[str, StringConstraints(pattern=_CPU)] = Field(description="CPU request per node")
+    memory: Annotated[str, StringConstraints(pattern=_MEMORY)] = Field(
+        description="Memory request and limit per node")
+    heap: Annotated[str, StringConstraints(pattern=_HEAP)] = Field(description="JVM heap (-Xms and -Xmx) per node")
+
+
+class Calibration(Strict):
+    """What one MM2 task carried on the platform's hardware, measured (`bench/capacity.py --calibrate`)."""
+
+    measured_at: AwareDatetime = Field(strict=False, description="When, with its time zone (2026-11-26T10:00:00Z)")
+    measured_by: NonEmpty = Field(description="The command and machine that measured it")
+    kafka_version: NonEmpty = Field(description="The MirrorMaker 2 version measured")
+    task_bytes_per_second: Rate = Field(description="What one MM2 source task copied, sustained")
+    node: NodeSize
+
+
+class CapacityLimits(Strict):
+    flow_bytes_per_second: Rate = Field(description="The most one flow may ask (its catch-up rate)")
+    flow_nodes: Rate = Field(description="The most MM2 nodes one flow may get")
+
+
+class ClusterCapacity(Strict):
+    brokers: Rate = Field(description="Brokers of the cluster: Kafka enforces a quota on each broker, so a "
+                                      "flow's rate is spread over them")
+    replication_bytes_per_second: Rate = Field(
+        description="The cluster's replication budget: the catch-up rates of the flows into it together, and "
+                    "of the flows out of it together, stay within it")
+
+
+class CapacityFile(Strict):
+    """capacity.yaml: the platform's calibration and limits, read by validate, generate, plan and size."""
+
+    calibration: Calibration
+    limits: CapacityLimits
+    clusters: dict[DnsLabel, ClusterCapacity] = Field(default_factory=dict)
 
 
 class Grant(Strict):
@@ -173,12 +254,13 @@ class Tenant(Strict):
 
 def repo_json_schema() -> dict[str, Any]:
     """JSON Schema of a governance repo file: clusters.yaml is a ClustersFile, tenants/*.yaml a Tenant."""
-    _, top = models_json_schema([(ClustersFile, "validation"), (Tenant, "validation")],
-                                ref_template="#/$defs/{model}")
+    _, top = models_json_schema([(ClustersFile, "validation"), (Tenant, "validation"),
+                                 (CapacityFile, "validation")], ref_template="#/$defs/{model}")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "mm2gov governance repository file",
-        "description": "clusters.yaml validates against ClustersFile; each tenants/*.yaml against Tenant.",
-        "oneOf": [{"$ref": "#/$defs/ClustersFile"}, {"$ref": "#/$defs/Tenant"}],
+        "description": "clusters.yaml validates against ClustersFile; each tenants/*.yaml against Tenant; the "
+                       "optional capacity.yaml against CapacityFile.",
+        "oneOf": [{"$ref": "#/$defs/ClustersFile"}, {"$ref": "#/$defs/Tenant"}, {"$ref": "#/$defs/CapacityFile"}],
         "$defs": top["$defs"],
     }

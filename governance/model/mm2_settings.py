@@ -35,6 +35,7 @@ class Section(Enum):
     POLICY = "policy"  # after the flow's topics and groups, with its replication policy
     ISOLATION = "isolation"  # after the flow's own Connect group and topics
     EXACTLY_ONCE = "exactly_once"  # KIP-618, `delivery: exactly_once` flows only
+    INTERNAL_REST = "internal_rest"  # KIP-710, flows run by several nodes or exactly once (Flow.internal_rest)
     OFFSETS = "offsets"  # offset syncs and checkpoints, after the flow's `mm2gov.flow.*` keys
     HEARTBEATS = "heartbeats"
     MIRRORING = "mirroring"  # how topics are mirrored and measured
@@ -116,6 +117,7 @@ class Setting:
     strimzi: tuple[Config, ...] = ()  # the KafkaMirrorMaker2 configs it is written into
     admission: Admission | None = None  # None: admission only allow-lists the key where `strimzi` puts it
     exactly_once: bool = False  # for `delivery: exactly_once` flows only
+    internal_rest: bool = False  # for flows whose MM2 runs its internal REST server only (Flow.internal_rest)
 
     def properties_key(self, source: str, target: str) -> str:
         assert self.properties is not None
@@ -214,13 +216,14 @@ SETTINGS: tuple[Setting, ...] = (
             exactly_once=True),
     Setting("source.consumer.isolation.level", "read_committed", READ_COMMITTED_WHY, strimzi=(SOURCE,),
             admission=Admission(DELIVERY_RULE, (Held(SOURCE),)), exactly_once=True),
+    # KIP-710: the leader's internal REST server, for flows run by several nodes or exactly once
     Setting("dedicated.mode.enable.internal.rest", "true", "followers forward task configs and fencing to the "
-            "leader over MM2's internal REST server (KIP-710)", InProperties(Section.EXACTLY_ONCE, comment=(
+            "leader over MM2's internal REST server (KIP-710)", InProperties(Section.INTERNAL_REST, comment=(
                 "The leader's internal REST server, for followers' task configs and fencing: loopback only; an MM2",
                 "on several hosts sets listeners and rest.advertised.host.name to an address its peers reach.")),
-            exactly_once=True),
+            internal_rest=True),
     Setting("listeners", "http://127.0.0.1:0", "the internal REST server listens on loopback, on any free port: "
-            "nothing outside the host reaches it", InProperties(Section.EXACTLY_ONCE), exactly_once=True),
+            "nothing outside the host reaches it", InProperties(Section.INTERNAL_REST), internal_rest=True),
 )
 
 
@@ -238,8 +241,10 @@ def flow_settings(flow: Flow) -> tuple[Setting, ...]:
 
 
 def for_flow(flow: Flow) -> tuple[Setting, ...]:
-    """Every entry of the flow, its own first (the writers' order): exactly-once ones only on such a flow."""
-    return (*flow_settings(flow), *(s for s in SETTINGS if flow.exactly_once or not s.exactly_once))
+    """Every entry of the flow, its own first (the writers' order): exactly-once ones only on such a flow,
+    internal REST ones only on a flow that runs the server (several nodes, or exactly once)."""
+    return (*flow_settings(flow), *(s for s in SETTINGS if (flow.exactly_once or not s.exactly_once)
+                                    and (flow.internal_rest or not s.internal_rest)))
 
 
 def admission_input() -> list[dict[str, object]]:

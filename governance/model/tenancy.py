@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from governance.model import names
 from governance.model.acl import Operation
+from governance.model.capacity import Capacity
 
 EXACTLY_ONCE = "exactly_once"
 
@@ -112,10 +113,22 @@ class Flow(_Model):
     remote_topic_prefixes: Names
     slo: Slo | None
     probe: Probe | None
+    capacity: Capacity | None  # sized from capacity.yaml (model/capacity.py); None: one task, one node
 
     @property
     def exactly_once(self) -> bool:
         return self.delivery == EXACTLY_ONCE
+
+    @property
+    def nodes(self) -> int:
+        """The MM2 nodes (processes, Strimzi replicas) that run the flow together."""
+        return self.capacity.nodes if self.capacity else 1
+
+    @property
+    def internal_rest(self) -> bool:
+        """Whether its MM2 needs Connect's internal REST server (KIP-710): followers forward task configs (and,
+        exactly once, fencing) to the leader, so a flow run by several nodes or exactly once does."""
+        return self.exactly_once or self.nodes > 1
 
     @property
     def topic_items(self) -> tuple[str, ...]:

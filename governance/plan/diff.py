@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from governance.compile.acls import ClusterBindings, desired_bindings
+from governance.compile.quotas import desired_quotas
 from governance.model.acl import AclBinding
+from governance.model.capacity import Capacity
+from governance.model.quota import ClientQuota
 from governance.model.tenancy import Tenancy
 from governance.plan.topics import FlowTopics, flow_topic_changes
 from governance.policy.engine import Decision, Violation
@@ -25,6 +28,48 @@ class PermissionChange(NamedTuple):
         return {"cluster": self.cluster, **self.binding.to_record()}
 
 
+class CapacityChange(NamedTuple):
+    """A flow whose sizing changes (model/capacity.py): added, removed or changed capacity."""
+
+    flow: str
+    tenant: str
+    before: Capacity | None
+    after: Capacity | None
+
+    def phrase(self) -> str:
+        def shown(sized: Capacity | None) -> str:
+            if sized is None:
+                return "no capacity (1 task, 1 node, no quota)"
+            return (f"{sized.catch_up_bytes_per_second} bytes/s catch-up, {sized.tasks} task(s) on {sized.nodes} "
+                    f"node(s) of {sized.cpu} CPU, {sized.memory}, {sized.heap} heap")
+        return f"flow {self.flow}: {shown(self.before)} -> {shown(self.after)}"
+
+    def to_record(self) -> dict[str, Any]:
+        return {"flow": self.flow, "tenant": self.tenant,
+                "before": self.before.model_dump() if self.before else None,
+                "after": self.after.model_dump() if self.after else None}
+
+
+class QuotaChange(NamedTuple):
+    """A principal's client quota on one cluster that `apply` sets, changes or removes."""
+
+    cluster: str
+    principal: str
+    before: ClientQuota | None
+    after: ClientQuota | None
+
+    def phrase(self) -> str:
+        def shown(quota: ClientQuota | None) -> str:
+            values = quota.values() if quota else {}
+            return ", ".join(f"{key} {value}" for key, value in values.items()) or "none"
+        return f"{self.principal} on {self.cluster}: {shown(self.before)} -> {shown(self.after)}"
+
+    def to_record(self) -> dict[str, Any]:
+        return {"cluster": self.cluster, "principal": self.principal,
+                "before": self.before.values() if self.before else None,
+                "after": self.after.values() if self.after else None}
+
+
 @dataclass
 class Plan:
     tenants_added: list[str] = field(default_factory=list)
@@ -39,12 +84,14 @@ class Plan:
     permissions_lost: list[PermissionChange] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     new_violations: list[Violation] = field(default_factory=list)
+    capacity: list[CapacityChange] = field(default_factory=list)
+    quotas: list[QuotaChange] = field(default_factory=list)
 
     @property
     def has_changes(self) -> bool:
         return any((self.tenants_added, self.tenants_removed, self.tenants_changed, self.flows_added,
                     self.flows_removed, self.flow_topics, self.principals_added, self.principals_removed,
-                    self.permissions_gained, self.permissions_lost))
+                    self.permissions_gained, self.permissions_lost, self.capacity, self.quotas))
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -55,6 +102,8 @@ class Plan:
             "principals": {"added": self.principals_added, "removed": self.principals_removed},
             "permissions": {"gained": [c.to_record() for c in self.permissions_gained],
                             "lost": [c.to_record() for c in self.permissions_lost]},
+            "capacity": [c.to_record() for c in self.capacity],
+            "quotas": [q.to_record() for q in self.quotas],
             "violations": [v.to_record() for v in self.violations],
             "new_violations": [v.to_record() for v in self.new_violations],
         }
@@ -76,6 +125,31 @@ def permission_diff(base: Decision, head: Decision, before: ClusterBindings | No
 
 def _flows(tenancy: Tenancy) -> dict[str, dict[str, str]]:
     return {f.id: {"id": f.id, "tenant": t.tenant, "source": f.source, "target": f.target} for t, f in tenancy.flows()}
+
+
+def capacity_changes(was: Tenancy, now: Tenancy) -> list[CapacityChange]:
+    """Flows whose capacity (as sized) differs between base and head, a flow without capacity on one side
+    included; flows added or removed without capacity are not capacity changes."""
+    before = {f.id: (t.tenant, f.capacity) for t, f in was.flows()}
+    after = {f.id: (t.tenant, f.capacity) for t, f in now.flows()}
+    changes = []
+    for flow in sorted(set(before) | set(after)):
+        tenant = (after.get(flow) or before[flow])[0]
+        old, new = before.get(flow, (tenant, None))[1], after.get(flow, (tenant, None))[1]
+        if old != new:
+            changes.append(CapacityChange(flow, tenant, old, new))
+    return changes
+
+
+def quota_changes(was: Tenancy, now: Tenancy) -> list[QuotaChange]:
+    """Quotas (compile/quotas.py) set, changed or removed, per cluster and principal."""
+    before, after = desired_quotas(was), desired_quotas(now)
+    changes = []
+    for cluster in sorted(set(before) | set(after)):
+        old, new = before.get(cluster, {}), after.get(cluster, {})
+        changes += [QuotaChange(cluster, p, old.get(p), new.get(p))
+                    for p in sorted(set(old) | set(new)) if old.get(p) != new.get(p)]
+    return changes
 
 
 def _principals(tenancy: Tenancy) -> set[tuple[str, str]]:
@@ -103,4 +177,6 @@ def make_plan(base: Decision, head: Decision, source_topics: dict[str, frozenset
         permissions_lost=lost,
         violations=list(head.violations),
         new_violations=[v for v in head.violations if (v.rule, v.tenant, v.message) not in known_base],
+        capacity=capacity_changes(was, now),
+        quotas=quota_changes(was, now),
     )

@@ -11,6 +11,7 @@ from governance.config.loader import Inventory
 from governance.config.regex import split_list
 from governance.config.schema import Tenant
 from governance.model import mm2_settings, names
+from governance.model.capacity import size_flow
 from governance.model.names import flow_id
 from governance.policy.engine import Violation
 
@@ -39,6 +40,8 @@ def build_input(inventory: Inventory) -> dict[str, Any]:
             "user": [r.to_input() for r in names.RESERVED_USERS],
             "namespace": [r.to_input() for r in names.RESERVED_NAMESPACES],
         },
+        # capacity.yaml (docs/capacity.md), for the capacity rules; null when the platform has not calibrated
+        "capacity": inventory.capacity.model_dump(mode="json") if inventory.capacity else None,
         # MirrorMaker 2's settings table (model/mm2_settings.py): admission holds each KafkaMirrorMaker2's
         # connector and worker configs to it (mirrormaker_settings.rego), never to values of its own.
         "mm2_settings": mm2_settings.admission_input(),
@@ -117,7 +120,26 @@ def _flow(tenant: Tenant, flow: dict[str, Any], inventory: Inventory) -> dict[st
         "topic_patterns": [inventory.patterns[r].to_input() for r in flow["topics"]],
         "group_patterns": [inventory.patterns[r].to_input() for r in flow["groups"]],
         "k8s_objects": _k8s_objects(fid, flow, remote, inventory),
+        # What its MM2 and quotas are sized to (model/capacity.py), when it declares capacity and capacity.yaml
+        # knows both its clusters; else null, and the capacity rules say why when it declared some.
+        "sizing": _sizing(flow, inventory),
     }
+
+
+def _sizing(flow: dict[str, Any], inventory: Inventory) -> dict[str, Any] | None:
+    asked, platform = flow.get("capacity"), inventory.capacity
+    if asked is None or platform is None:
+        return None
+    source, target = platform.clusters.get(flow["source"]), platform.clusters.get(flow["target"])
+    if source is None or target is None:
+        return None
+    node = platform.calibration.node
+    return size_flow(
+        bytes_per_second=asked["bytes_per_second"],
+        catch_up_bytes_per_second=asked["catch_up_bytes_per_second"] or asked["bytes_per_second"],
+        source_partitions=asked["source_partitions"], task_bytes_per_second=platform.calibration.task_bytes_per_second,
+        tasks_per_node=node.tasks, cpu=node.cpu, memory=node.memory, heap=node.heap,
+        source_brokers=source.brokers, target_brokers=target.brokers).model_dump()
 
 
 def _k8s_objects(fid: str, flow: dict[str, Any], remote: str, inventory: Inventory) -> list[dict[str, str]]:

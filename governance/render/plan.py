@@ -65,7 +65,7 @@ def topic_lines(change: FlowTopics, name: Callable[[str], str] = str) -> list[st
 def text(plan: Plan, base_label: str) -> str:
     out = [f"Plan against {base_label}"]
     if not plan.has_changes:
-        out.append("  no changes to tenants, flows, principals or effective permissions")
+        out.append("  no changes to tenants, flows, principals, capacity, quotas or effective permissions")
     out += [f"  + tenant {name}" for name in plan.tenants_added]
     out += [f"  - tenant {name}" for name in plan.tenants_removed]
     out += [f"  ~ tenant {name} (scope changed)" for name in plan.tenants_changed]
@@ -79,6 +79,12 @@ def text(plan: Plan, base_label: str) -> str:
             out.append(f"  {_mark(change)} flow {change.flow} ({change.source} -> {change.target})")
             out += [f"      {line}" for line in topic_lines(change)]
         out.append(f"  {ROLLOUT}")
+    if plan.capacity:
+        out.append("Capacity:")
+        out += [f"  ~ {change.phrase()}" for change in plan.capacity]
+    if plan.quotas:
+        out.append("Client quotas (per broker; `mm2gov apply` sets them):")
+        out += [f"  ~ {change.phrase()}" for change in plan.quotas]
     if plan.permissions_gained or plan.permissions_lost:
         out.append("Effective permissions:")
         for principal, cluster, kind, name, ops in grouped(plan.permissions_gained):
@@ -115,6 +121,9 @@ def markdown(plan: Plan, base_label: str) -> str:
     structure += [f"- ➖ principal `{p['principal']}` ({p['tenant']})" for p in plan.principals_removed]
     if structure:
         out += ["#### Tenants, flows, principals", "", *structure, ""]
+    if plan.capacity or plan.quotas:
+        out += ["#### Capacity and client quotas", "", *(f"- {md_cell(c.phrase())}" for c in plan.capacity),
+                *(f"- quota {md_cell(q.phrase())}" for q in plan.quotas), ""]
     if plan.flow_topics:
         out += ["#### Flow topics", ""]
         for change in plan.flow_topics:

@@ -44,6 +44,8 @@ scopes := {name: scope |
 			# opt-in replication SLO and, with it, the probe topic the flow also replicates (input.py facts)
 			"slo": object.get(f, "slo", null),
 			"probe": object.get(f, "probe", null),
+			# what its MM2 and quotas are sized to (input.py, model/capacity.py), or null: one task, one node
+			"capacity": object.get(f, "sizing", null),
 		} |
 			some i, f in tenant.flows
 		],

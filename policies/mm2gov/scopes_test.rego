@@ -32,6 +32,7 @@ test_scope_of_a_tenant if {
 			"remote_topic_prefixes": ["onprem.payments."],
 			"slo": null,
 			"probe": null,
+			"capacity": null,
 		}],
 		"grants_given": [{"to": "marketing", "topics": ["payments.public."], "access": ["read"]}],
 		"grants_received": [],
@@ -51,6 +52,13 @@ test_probe_facts_reach_the_scope if {
 	s := scopes.scopes.payments with input as fx.repo([object.union(fx.payments, {"flows": [f]}), fx.marketing])
 	s.flows[0].slo == {"latency_p99_ms": 500}
 	s.flows[0].probe == probe
+}
+
+test_flow_sizing_reaches_the_scope_as_its_capacity if {
+	sizing := {"tasks": 2, "nodes": 1, "catch_up_bytes_per_second": 2000}
+	f := object.union(fx.payments.flows[0], {"capacity": {"bytes_per_second": 2000}, "sizing": sizing})
+	s := scopes.scopes.payments with input as fx.repo([object.union(fx.payments, {"flows": [f]}), fx.marketing])
+	s.flows[0].capacity == sizing
 }
 
 test_every_tenant_has_a_scope if {

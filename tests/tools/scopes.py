@@ -23,13 +23,13 @@ def flow_scope(tenant: str, source: str = "onprem", target: str = "cloud", *, to
                groups: Sequence[str] = (), prefixes: Sequence[str] | None = None, policy: str = "default",
                delivery: str = "at_least_once", exclude_topics: Sequence[str] = (),
                exclude_groups: Sequence[str] = (), slo: dict[str, Any] | None = None,
-               probe: dict[str, str] | None = None) -> dict[str, Any]:
+               probe: dict[str, str] | None = None, capacity: dict[str, Any] | None = None) -> dict[str, Any]:
     prefixes = [f"{tenant}."] if prefixes is None else list(prefixes)
     return {"id": flow_id(tenant, source, target), "source": source, "target": target, "replication_policy": policy,
             "delivery": delivery, "topics": list(topics) or [f"{tenant}\\..*"], "groups": list(groups),
             "exclude_topics": list(exclude_topics), "exclude_groups": list(exclude_groups),
             "remote_topic_prefixes": [remote_prefix(policy, source) + p for p in prefixes], "slo": slo,
-            "probe": probe}
+            "probe": probe, "capacity": capacity}
 
 
 def tenant_scope(name: str, prefixes: Sequence[str] | None = None, *,

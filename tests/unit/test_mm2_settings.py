@@ -127,7 +127,21 @@ def test_no_two_entries_write_one_key_into_one_place():
 def test_exactly_once_entries_only_on_exactly_once_flows():
     at_least_once = {s.key for s in mm2_settings.for_flow(flow())}
     exactly_once = {s.key for s in mm2_settings.for_flow(flow("exactly_once"))}
-    assert exactly_once - at_least_once == {s.key for s in mm2_settings.SETTINGS if s.exactly_once}
+    assert exactly_once - at_least_once == {s.key for s in mm2_settings.SETTINGS if s.exactly_once or s.internal_rest}
+
+
+def test_internal_rest_entries_on_flows_run_by_several_nodes_without_exactly_once():
+    """KIP-710's internal REST server: followers of a flow on several nodes reach the leader through it."""
+    two_nodes = model_flow("payments", topics=["payments\\..*"], capacity={
+        "bytes_per_second": 2, "catch_up_bytes_per_second": 2, "source_partitions": 2, "tasks": 2, "nodes": 2,
+        "cpu": "1", "memory": "1Gi", "heap": "1g", "source_fetch_byte_rate": 2, "target_produce_byte_rate": 2})
+    one_node = model_flow("payments", topics=["payments\\..*"], capacity={
+        **two_nodes.capacity.model_dump(), "nodes": 1})
+    internal_rest = {s.key for s in mm2_settings.SETTINGS if s.internal_rest}
+    assert internal_rest == {"dedicated.mode.enable.internal.rest", "listeners"}
+    assert {s.key for s in mm2_settings.for_flow(two_nodes)} - {s.key for s in mm2_settings.for_flow(flow())} \
+        == internal_rest
+    assert not internal_rest & {s.key for s in mm2_settings.for_flow(one_node)}
 
 
 def generated(tmp_path: Path) -> tuple[Path, list[tuple[Flow, str | None]]]:
