@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import json
 import random
-import shutil
 import ssl
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from devstack.opa import OpaServer
 from devstack.process import free_port
 from governance.secrets.pki import issue_cert
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
 
 GOVERNED = {"mm2gov.io/governed": "true"}
 NAMESPACES = ("kafka-onprem", "kafka-cloud")  # the Strimzi namespaces of examples/acme: shared, no tenant label
@@ -43,8 +43,8 @@ def _https(port: int, ca: str) -> http.client.HTTPSConnection:
 @pytest.fixture(scope="module")
 def webhook(stack, tmp_path_factory):
     root = tmp_path_factory.mktemp("admission")
-    repo, out = root / "acme", root / "out"
-    shutil.copytree(REPO_ROOT / "examples" / "acme", repo)
+    # acme, payments' flow onprem -> cloud with capacity: its KafkaUser carries the quotas admission holds it to
+    repo, out = acme_with(root, CAPACITY_YAML, PAYMENTS_CAPACITY), root / "out"
     generated = run_cli("generate", str(repo), "--out", str(out))
     assert generated.returncode == 0, generated.stderr
     pair = issue_cert(stack.ca, "mm2gov-admission", server=True, ip_addresses=("127.0.0.1",))
@@ -174,6 +174,16 @@ def test_a_user_reading_another_tenants_prefix_is_refused(webhook):
          "host": "*"})
     message = _denial(webhook["api"], user)
     assert "marketing." in message and "payments" in message
+
+
+def test_a_sized_flows_mirrormaker_user_without_its_quota_is_refused(webhook):
+    user = _generated(webhook, f"kafkauser_kafka-cloud_mm2-{FLOW}.yaml")
+    assert user["spec"]["quotas"] == {"producerByteRate": 8333334}
+    user["metadata"]["name"] = f"mm2-{FLOW}"
+    for quotas in ({}, {"producerByteRate": 8333335}):
+        user["spec"]["quotas"] = quotas
+        message = _denial(webhook["api"], user)
+        assert "admission_user_quota" in message and "producerByteRate 8333334" in message
 
 
 def test_an_object_without_a_tenant_is_refused(webhook):

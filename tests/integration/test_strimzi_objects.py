@@ -12,15 +12,19 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from devstack.repo import write_stack_repo
-from tests.conftest import REPO_ROOT, run_cli
+from tests.conftest import run_cli
+from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
 
 PLURALS = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers", "KafkaTopic": "kafkatopics"}
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> list[dict]:
+    """acme's objects, payments' flow onprem -> cloud with capacity (replicas, tasksMax, resources, jvmOptions,
+    its KafkaUser's quotas: every field a sized flow adds is checked against Strimzi's CRDs too)."""
     out = tmp_path_factory.mktemp("acme-out")
-    done = run_cli("generate", str(REPO_ROOT / "examples" / "acme"), "--out", str(out))
+    repo = acme_with(tmp_path_factory.mktemp("acme-sized"), CAPACITY_YAML, PAYMENTS_CAPACITY)
+    done = run_cli("generate", str(repo), "--out", str(out))
     assert done.returncode == 0, done.stderr
     return [yaml.safe_load(p.read_text()) for p in sorted((out / "strimzi").glob("*.yaml"))]
 
@@ -47,6 +51,23 @@ def test_generated_objects_are_accepted(stack, generated):
     mirror = next(o for o in generated if o["metadata"]["name"] == "payments-onprem-to-cloud")
     assert mirror["spec"]["mirrors"][0]["topicsPattern"] == r"payments\.orders.*,payments\.refunds,payments\.public\..*"
     assert mirror["spec"]["mirrors"][0]["sourceConnector"]["config"]["sync.topic.acls.enabled"] == "false"
+    assert (mirror["spec"]["replicas"], mirror["spec"]["mirrors"][0]["sourceConnector"]["tasksMax"]) == (2, 3)
+    assert mirror["spec"]["resources"]["requests"] == {"cpu": "1", "memory": "2Gi"}
+    user = next(o for o in generated if o["metadata"]["name"] == f"mm2-{FLOW}")
+    assert user["spec"]["quotas"] == {"producerByteRate": 8333334}
+
+
+def test_a_quota_strimzi_refuses_is_rejected(stack, generated):
+    """The apiserver holds spec.quotas to Strimzi's schema: the field mm2gov writes is the one Strimzi reads."""
+    core, api = client.CoreV1Api(stack.kube.client()), client.CustomObjectsApi(stack.kube.client())
+    namespace = f"quota-{uuid.uuid4().hex[:5]}"
+    core.create_namespace({"metadata": {"name": namespace}})
+    user = copy.deepcopy(next(o for o in generated if o["metadata"]["name"] == f"mm2-{FLOW}"))
+    user["metadata"]["namespace"] = namespace
+    user["spec"]["quotas"] = {"producerByteRate": "fast"}
+    with pytest.raises(ApiException) as refused:
+        _create(api, user, namespace)
+    assert refused.value.status == 422 and "producerByteRate" in refused.value.body
 
 
 def test_a_broken_object_is_rejected(stack, generated):

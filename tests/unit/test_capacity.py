@@ -8,7 +8,6 @@ resources and quotas everywhere they apply, each computed once (model/capacity.p
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import javaproperties
@@ -19,28 +18,8 @@ from hypothesis import strategies as st
 
 from governance.config.loader import InvalidConfig, load_inventory
 from governance.model.capacity import size_flow
-from tests.conftest import REPO_ROOT
+from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
 from tests.tools.in_process import run_in_process
-
-ACME = REPO_ROOT / "examples" / "acme"
-FLOW = "payments-onprem-to-cloud"
-CAPACITY_YAML = """\
-calibration:
-  measured_at: 2026-11-26T10:00:00Z
-  measured_by: a test, not a measurement
-  kafka_version: 4.3.1
-  task_bytes_per_second: 10000000
-  node: {tasks: 2, cpu: "1", memory: 2Gi, heap: 1g}
-limits:
-  flow_bytes_per_second: 40000000
-  flow_nodes: 2
-clusters:
-  onprem: {brokers: 1, replication_bytes_per_second: 100000000}
-  onprem-dr: {brokers: 1, replication_bytes_per_second: 100000000}
-  cloud: {brokers: 3, replication_bytes_per_second: 100000000}
-"""
-PAYMENTS_CAPACITY = ("    capacity: {bytes_per_second: 5000000, catch_up_bytes_per_second: 25000000, "
-                     "source_partitions: 6}\n")
 
 pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")
 
@@ -64,21 +43,6 @@ def test_tasks_nodes_and_quotas_are_the_least_that_carry_the_catch_up_rate(catch
 
 
 # -- the repo files --------------------------------------------------------------------------------------------
-
-def acme_with(tmp_path: Path, capacity_yaml: str | None, payments_capacity: str | None) -> Path:
-    """examples/acme, with capacity.yaml and payments' flow onprem -> cloud's capacity as given (None: none)."""
-    repo = tmp_path / "acme"
-    shutil.copytree(ACME, repo)
-    if capacity_yaml is not None:
-        (repo / "capacity.yaml").write_text(capacity_yaml)
-    if payments_capacity is not None:
-        payments = repo / "tenants" / "payments.yaml"
-        text = payments.read_text()
-        anchor = '    groups: ["payments-.*"]\n    replication_policy: default\n'
-        assert anchor in text
-        payments.write_text(text.replace(anchor, anchor + payments_capacity, 1))
-    return repo
-
 
 def test_catch_up_below_the_steady_rate_is_refused_where_it_is_written(tmp_path):
     repo = acme_with(tmp_path, CAPACITY_YAML, "    capacity: {bytes_per_second: 5000, catch_up_bytes_per_second: 10}\n")

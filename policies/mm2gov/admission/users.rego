@@ -167,6 +167,39 @@ role_text := sprintf("the probe user of tenant %s", [lib.tenant_name]) if {
 	count(mm2_flows) > 0
 } else := sprintf("principal User:%s (access %s)", [user, lib.text_list(access)])
 
+# ---- client quotas (docs/capacity.md) ------------------------------------------------
+
+# [Strimzi key, the repo's rate, flow id] a flow's MirrorMaker 2 user must
+# carry in spec.quotas, for every flow with capacity (sized by mm2gov, the
+# flow's `sizing`): its fetch quota where it lands on the flow's source, its
+# produce quota on the target. An object whose cluster is unknown is held to
+# both: the lowest quota the repo gives its user anywhere.
+expected_quotas contains [key, rate, lib.flow_id(flow)] if {
+	some flow in mm2_flows
+	sizing := object.get(flow, "sizing", null)
+	is_object(sizing)
+	some [key, rate, end] in [
+		["consumerByteRate", sizing.source_fetch_byte_rate, "source"],
+		["producerByteRate", sizing.target_produce_byte_rate, "target"],
+	]
+	quota_applies(flow[end])
+}
+
+quota_applies(alias) if lib.object_cluster == alias
+
+quota_applies(_) if lib.object_cluster == ""
+
+quotas_field := q if {
+	q := lib.spec.quotas
+	is_object(q)
+} else := {}
+
+quota_within(value, rate) if {
+	is_number(value)
+	value >= 0
+	value <= rate
+}
+
 # ---- rules ------------------------------------------------------------------------
 
 violations contains lib.violation("admission_user_unknown", "high", msg, "metadata/name") if {
@@ -309,3 +342,20 @@ well_formed(acl) if {
 	is_object(acl.resource)
 	is_string(acl.operation)
 }
+
+# A flow's MirrorMaker 2 user without its quota, or above it, would take more
+# than its capacity during a catch-up: the share of every other flow there.
+violations contains lib.violation("admission_user_quota", "high", msg, sprintf("spec/quotas/%s", [key])) if {
+	checked
+	some [key, rate, flow] in expected_quotas
+	value := object.get(quotas_field, key, null)
+	not quota_within(value, rate)
+	msg := sprintf(
+		"%s is the MirrorMaker 2 user of flow %s, whose capacity holds it to %s %d on this cluster (docs/capacity.md); spec.quotas.%s is %s: set it to %d or less",
+		[lib.subject, flow, key, rate, key, quota_text(value), rate],
+	)
+}
+
+quota_text(null) := "missing"
+
+quota_text(value) := sprintf("%v", [value]) if value != null

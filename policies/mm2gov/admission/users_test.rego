@@ -350,3 +350,59 @@ test_probe_takes_its_own_password_only if {
 	probe_with_password("scram-cloud-mm2gov-probe-payments").allowed
 	t.rules(probe_with_password("scram-cloud-mm2-payments-onprem-to-cloud")) == {"admission_user_secret"}
 }
+
+# ---- client quotas ---------------------------------------------------------------
+
+# The repo with payments' flow onprem -> cloud sized (input.py's `sizing`): a fetch quota of 300 on each
+# onprem broker and a produce quota of 100 on each cloud broker.
+sized_repo := json.patch(fx.base, [{"op": "add", "path": "/tenants/payments/flows/0/sizing", "value": {
+	"tasks": 2, "nodes": 1, "catch_up_bytes_per_second": 300,
+	"source_fetch_byte_rate": 300, "target_produce_byte_rate": 100,
+}}])
+
+mm2_acls := [
+	topic("payments.", ["Read", "Describe", "DescribeConfigs"]),
+	topic("onprem.payments.", ["Create", "Read", "Write", "Describe"]),
+]
+
+mm2_with_quotas(quotas, labels) := t.decide_in(
+	t.request("KafkaUser", "mm2-payments-onprem-to-cloud", "payments", json.patch(
+		user_object("mm2-payments-onprem-to-cloud", mm2_acls),
+		[{"op": "add", "path": "/spec/quotas", "value": quotas}, {"op": "replace", "path": "/metadata/labels", "value": labels}],
+	)),
+	sized_repo,
+)
+
+on_cloud := {"strimzi.io/cluster": "cloud"}
+
+test_mm2_user_with_its_produce_quota_on_the_target_pass if {
+	mm2_with_quotas({"producerByteRate": 100}, on_cloud) == {"allowed": true, "violations": []}
+	mm2_with_quotas({"producerByteRate": 50}, on_cloud).allowed
+}
+
+test_mm2_user_without_its_quota_fires if {
+	d := mm2_with_quotas({}, on_cloud)
+	t.rules(d) == {"admission_user_quota"}
+	t.hits(d, "admission_user_quota") == {"spec/quotas/producerByteRate"}
+	t.message(d, "admission_user_quota") == "KafkaUser mm2-payments-onprem-to-cloud is the MirrorMaker 2 user of flow payments-onprem-to-cloud, whose capacity holds it to producerByteRate 100 on this cluster (docs/capacity.md); spec.quotas.producerByteRate is missing: set it to 100 or less"
+}
+
+test_mm2_user_above_its_quota_or_with_a_non_number_fires if {
+	some quotas in [{"producerByteRate": 101}, {"producerByteRate": "100"}, {"producerByteRate": -1}, {"producerByteRate": null}]
+	t.rules(mm2_with_quotas(quotas, on_cloud)) == {"admission_user_quota"}
+}
+
+test_quotas_that_are_not_an_object_fire if {
+	t.rules(mm2_with_quotas("100", on_cloud)) == {"admission_user_quota"}
+}
+
+test_mm2_user_on_an_unknown_cluster_is_held_to_both_quotas if {
+	d := mm2_with_quotas({"producerByteRate": 100}, {"strimzi.io/cluster": "somewhere"})
+	t.hits(d, "admission_user_quota") == {"spec/quotas/consumerByteRate"}
+	mm2_with_quotas({"producerByteRate": 100, "consumerByteRate": 300}, {"strimzi.io/cluster": "somewhere"}).allowed
+}
+
+test_flow_without_capacity_needs_no_quota if {
+	d := t.decide(t.request("KafkaUser", "mm2-payments-onprem-to-cloud", "payments", user_object("mm2-payments-onprem-to-cloud", mm2_acls)))
+	not "admission_user_quota" in t.rules(d)
+}
