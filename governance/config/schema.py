@@ -14,7 +14,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstrai
 from pydantic.json_schema import models_json_schema
 
 from governance.model.names import K8S_NAME, K8S_NAME_MAX
-from governance.model.tenancy import RecordMarker, Slo
+from governance.model.tenancy import PrincipalQuota, RecordMarker, Slo
 
 _DNS_LABEL = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 DnsLabel = Annotated[str, StringConstraints(pattern=_DNS_LABEL)]
@@ -111,6 +111,8 @@ class ClustersFile(Strict):
 class Principal(Strict):
     name: PrincipalName
     access: list[Literal["read", "write"]] = Field(min_length=1)
+    quota: PrincipalQuota | None = Field(
+        None, description="Opt-in client quota, set on each cluster where the principal has ACLs (per broker)")
 
 
 Rate = Annotated[int, Field(gt=0, le=2**63 - 1)]  # bytes per second: Kafka's quota values are longs

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError, model_validator
 
 from governance.model import names
 from governance.model.acl import Operation
@@ -37,11 +37,32 @@ class _Model(BaseModel):
 Names = tuple[StrictStr, ...]
 
 
+class PrincipalQuota(BaseModel):
+    """A tenant principal's client quota on each cluster it has ACLs on (docs/capacity.md): declared here, once,
+    for the tenant files' schema (config.schema) and the decision. Kafka enforces each rate on every broker."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    producer_byte_rate: int | None = Field(None, gt=0, le=2**63 - 1,
+                                           description="Bytes per second it may produce on each broker")
+    consumer_byte_rate: int | None = Field(None, gt=0, le=2**63 - 1,
+                                           description="Bytes per second it may fetch on each broker")
+    request_percentage: int | None = Field(None, gt=0, le=100 * 1000, description=(
+        "Share of a broker's request handler and network threads' time it may use, in percent of one thread"))
+
+    @model_validator(mode="after")
+    def _one_limit_at_least(self) -> PrincipalQuota:
+        if self.producer_byte_rate is None and self.consumer_byte_rate is None and self.request_percentage is None:
+            raise ValueError("a quota sets producer_byte_rate, consumer_byte_rate or request_percentage")
+        return self
+
+
 class Principal(_Model):
     name: StrictStr
     access: tuple[Literal["read", "write"], ...]
     topic_operations: tuple[Operation, ...]  # Kafka's names, as the policy decided them
     group_operations: tuple[Operation, ...]
+    quota: PrincipalQuota | None
 
     @property
     def reads(self) -> bool:

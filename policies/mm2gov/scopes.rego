@@ -25,6 +25,7 @@ scopes := {name: scope |
 			"access": p.access,
 			"topic_operations": ops[0],
 			"group_operations": ops[1],
+			"quota": object.get(p, "quota", null),
 		} |
 			some p in tenant.principals
 			ops := operations(p.access)

@@ -18,6 +18,7 @@ test_scope_of_a_tenant if {
 			"access": ["read", "write"],
 			"topic_operations": ["DESCRIBE", "READ", "WRITE"],
 			"group_operations": ["READ"],
+			"quota": null,
 		}],
 		"flows": [{
 			"id": "payments-onprem-to-cloud",

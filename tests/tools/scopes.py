@@ -13,10 +13,10 @@ from governance.model.tenancy import Flow, Tenancy, parse_tenancy
 TOPIC_OPERATIONS = {"read": {"READ", "DESCRIBE"}, "write": {"WRITE", "DESCRIBE"}}  # as scopes.rego gives them
 
 
-def principal_scope(name: str, access: Sequence[str]) -> dict[str, Any]:
+def principal_scope(name: str, access: Sequence[str], quota: dict[str, int] | None = None) -> dict[str, Any]:
     return {"name": name, "access": list(access),
             "topic_operations": sorted({op for a in access for op in TOPIC_OPERATIONS[a]}),
-            "group_operations": ["READ"] if "read" in access else []}
+            "group_operations": ["READ"] if "read" in access else [], "quota": quota}
 
 
 def flow_scope(tenant: str, source: str = "onprem", target: str = "cloud", *, topics: Sequence[str] = (),

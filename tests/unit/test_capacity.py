@@ -144,6 +144,35 @@ def test_the_sized_flows_principal_gets_its_quotas_per_broker(sized_output):
     assert "quotas" not in tenant_user["spec"]
 
 
+def test_a_principals_own_quota_is_set_where_it_has_acls(tmp_path):
+    repo = acme_with(tmp_path, None, None)
+    payments = repo / "tenants" / "payments.yaml"
+    text = payments.read_text()
+    anchor = '  - {name: "User:payments-app", access: [read, write]}\n'
+    assert anchor in text
+    payments.write_text(text.replace(anchor, '  - {name: "User:payments-app", access: [read, write], '
+                                             'quota: {producer_byte_rate: 2000, request_percentage: 50}}\n'))
+    out = tmp_path / "out"
+    generate(repo, out)
+    # payments lives on onprem and replicates into cloud and onprem-dr: its principal has ACLs on all three
+    for cluster in ("onprem", "cloud", "onprem-dr"):
+        assert json.loads((out / "quotas" / f"{cluster}.json").read_text())["quotas"] == [
+            {"principal": "User:payments-app", "producer_byte_rate": 2000, "request_percentage": 50}]
+    (user,) = yaml.safe_load_all((out / "strimzi" / "kafkauser_kafka-cloud_payments-app.yaml").read_text())
+    assert user["spec"]["quotas"] == {"producerByteRate": 2000, "requestPercentage": 50}
+
+
+def test_a_quota_that_limits_nothing_is_refused(tmp_path):
+    repo = acme_with(tmp_path, None, None)
+    payments = repo / "tenants" / "payments.yaml"
+    payments.write_text(payments.read_text().replace(
+        '  - {name: "User:payments-app", access: [read, write]}\n',
+        '  - {name: "User:payments-app", access: [read, write], quota: {}}\n'))
+    with pytest.raises(InvalidConfig) as refused:
+        load_inventory(repo)
+    assert "a quota sets producer_byte_rate, consumer_byte_rate or request_percentage" in str(refused.value)
+
+
 def test_removing_the_capacity_removes_its_quota_files(tmp_path):
     out = tmp_path / "out"
     generate(acme_with(tmp_path / "sized", CAPACITY_YAML, PAYMENTS_CAPACITY), out)

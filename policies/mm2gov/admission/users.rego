@@ -174,7 +174,7 @@ role_text := sprintf("the probe user of tenant %s", [lib.tenant_name]) if {
 # flow's `sizing`): its fetch quota where it lands on the flow's source, its
 # produce quota on the target. An object whose cluster is unknown is held to
 # both: the lowest quota the repo gives its user anywhere.
-expected_quotas contains [key, rate, lib.flow_id(flow)] if {
+expected_quotas contains [key, rate, sprintf("the MirrorMaker 2 user of flow %s, whose capacity", [lib.flow_id(flow)])] if {
 	some flow in mm2_flows
 	sizing := object.get(flow, "sizing", null)
 	is_object(sizing)
@@ -183,6 +183,22 @@ expected_quotas contains [key, rate, lib.flow_id(flow)] if {
 		["producerByteRate", sizing.target_produce_byte_rate, "target"],
 	]
 	quota_applies(flow[end])
+}
+
+# A tenant principal that declares a quota carries each of its keys, on every
+# cluster (compile/quotas.py sets it wherever the principal has ACLs).
+expected_quotas contains [key, rate, sprintf("principal User:%s, whose quota in its tenant's file", [user])] if {
+	some p in lib.tenant.principals
+	p.name == concat("", ["User:", user])
+	quota := object.get(p, "quota", null)
+	is_object(quota)
+	some [key, field] in [
+		["producerByteRate", "producer_byte_rate"],
+		["consumerByteRate", "consumer_byte_rate"],
+		["requestPercentage", "request_percentage"],
+	]
+	rate := object.get(quota, field, null)
+	rate != null
 }
 
 quota_applies(alias) if lib.object_cluster == alias
@@ -347,12 +363,12 @@ well_formed(acl) if {
 # than its capacity during a catch-up: the share of every other flow there.
 violations contains lib.violation("admission_user_quota", "high", msg, sprintf("spec/quotas/%s", [key])) if {
 	checked
-	some [key, rate, flow] in expected_quotas
+	some [key, rate, whose] in expected_quotas
 	value := object.get(quotas_field, key, null)
 	not quota_within(value, rate)
 	msg := sprintf(
-		"%s is the MirrorMaker 2 user of flow %s, whose capacity holds it to %s %d on this cluster (docs/capacity.md); spec.quotas.%s is %s: set it to %d or less",
-		[lib.subject, flow, key, rate, key, quota_text(value), rate],
+		"%s is %s holds it to %s %d on this cluster (docs/capacity.md); spec.quotas.%s is %s: set it to %d or less",
+		[lib.subject, whose, key, rate, key, quota_text(value), rate],
 	)
 }
 

@@ -402,6 +402,25 @@ test_mm2_user_on_an_unknown_cluster_is_held_to_both_quotas if {
 	mm2_with_quotas({"producerByteRate": 100, "consumerByteRate": 300}, {"strimzi.io/cluster": "somewhere"}).allowed
 }
 
+# payments-app with a quota of its own, as a KafkaUser with `quotas` on the cluster `labels` name.
+principal_quota_repo := json.patch(fx.base, [{"op": "add", "path": "/tenants/payments/principals/0/quota", "value": {"producer_byte_rate": 1000, "consumer_byte_rate": null, "request_percentage": 50}}])
+
+app_with_quotas(quotas, labels) := t.decide_in(
+	t.request("KafkaUser", "payments-app", "payments", json.patch(
+		user_object("payments-app", [topic("payments.", ["Read", "Write", "Describe"])]),
+		[{"op": "add", "path": "/spec/quotas", "value": quotas}, {"op": "replace", "path": "/metadata/labels", "value": labels}],
+	)),
+	principal_quota_repo,
+)
+
+test_a_principal_with_a_quota_carries_each_key_on_every_cluster if {
+	app_with_quotas({"producerByteRate": 1000, "requestPercentage": 50}, on_cloud).allowed
+	app_with_quotas({"producerByteRate": 1000, "requestPercentage": 50}, {"strimzi.io/cluster": "onprem"}).allowed
+	d := app_with_quotas({"producerByteRate": 1000}, on_cloud)
+	t.hits(d, "admission_user_quota") == {"spec/quotas/requestPercentage"}
+	t.message(d, "admission_user_quota") == "KafkaUser payments-app is principal User:payments-app, whose quota in its tenant's file holds it to requestPercentage 50 on this cluster (docs/capacity.md); spec.quotas.requestPercentage is missing: set it to 50 or less"
+}
+
 test_flow_without_capacity_needs_no_quota if {
 	d := t.decide(t.request("KafkaUser", "mm2-payments-onprem-to-cloud", "payments", user_object("mm2-payments-onprem-to-cloud", mm2_acls)))
 	not "admission_user_quota" in t.rules(d)
