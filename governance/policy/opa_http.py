@@ -29,7 +29,7 @@ from governance.errors import RuntimeFailure
 MAX_HEAD_BYTES = 64 * 1024  # status line and headers of one answer
 MAX_HEADERS = 100
 MAX_BODY_BYTES = 512 * 1024 * 1024  # a repo decision with thousands of flows is tens of MB
-RECV_BYTES = 256 * 1024
+RECV_BYTES = 64 * 1024  # below malloc's mmap threshold: a recv buffer is not an mmap and munmap each time
 
 
 class OpaUnavailable(RuntimeFailure):

@@ -1,11 +1,12 @@
 """The webhook's HTTP/1.1 (governance/admission/connection.py) on the real server, over TLS on raw sockets.
 
-The server runs in this process (`WebhookServer`) with the real decider, a real OPA holding the
-built-in policies and examples/acme, and the acme namespaces. Requests are written byte by byte
-as a client would, in pieces; answers are read with the standard library's parser (http.client),
-which shares nothing with llhttp. Malformed HTTP gets its status and the end of the connection,
-never a traceback and never an allow; well-formed requests, pipelined or in pieces, are answered
-in order. The hypothesis test derives hostile requests from every allowed review.
+The server runs in this process (`WebhookServer`) with the real decider, a real OPA (started by
+mm2gov, as `admission serve` starts it) holding the built-in policies and examples/acme, and the
+acme namespaces. Requests are written byte by byte as a client would, in pieces; answers are read
+with the standard library's parser (http.client), which shares nothing with llhttp. Malformed HTTP
+gets its status and the end of the connection, never a traceback and never an allow; well-formed
+requests, pipelined or in pieces, are answered in order. The hypothesis test derives hostile
+requests from every allowed review.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from devstack.files import write_private
-from devstack.opa import OpaServer
-from devstack.process import free_port
 from governance.admission.connection import MAX_HEAD_BYTES, MAX_HEADERS
 from governance.admission.decider import AdmissionDecider
 from governance.admission.envelope import MAX_BODY_BYTES
@@ -90,12 +89,9 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("webhook-http")
     repo = root / "acme"
     shutil.copytree(acme_objects.ACME, repo)
-    opa = OpaServer(root, free_port(), log_level="error")
-    opa.start()
-    try:
-        with OpaEngine(builtin_modules(), opa.url):  # the built-in policies stay in OPA after
-            pass
-        objects = acme_objects.allowed_objects(repo, opa.url)
+    with OpaEngine(builtin_modules()) as opa:  # mm2gov's own OPA, the built-in policies loaded from disk
+        assert opa.url is not None
+        objects = acme_objects.allowed_objects(repo)  # decided by an OPA of its own, as `generate` does
         allowed = [(f"ok-{i}", json.dumps(acme_objects.admission_review(obj, f"ok-{i}")).encode())
                    for i, obj in enumerate(objects)]
         topic = next(o for o in objects if o["kind"] == "KafkaTopic")
@@ -127,8 +123,6 @@ def served(tmp_path_factory):
             server.server_close()
             logging.getLogger("mm2gov").removeHandler(recorder)
             decider.stop()
-    finally:
-        opa.stop()
 
 
 def post(body: bytes, headers: list[tuple[bytes, bytes]] | None = None, *, version: bytes = b"HTTP/1.1",

@@ -164,7 +164,7 @@ def test_a_request_leaves_in_one_piece_with_its_length():
     [sent] = opa.requests
     host = opa.url.removeprefix("http://")
     assert sent == (b"POST /v1/data/x HTTP/1.1\r\nHost: " + host.encode() + b"\r\nContent-Type: application/json\r\n"
-                    b"Content-Length: 15\r\n\r\n{\"input\":{\"a\":1}}")
+                    b"Content-Length: 17\r\n\r\n{\"input\":{\"a\":1}}")
     assert client._open == set()  # Connection: close is honoured
 
 
