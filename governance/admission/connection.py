@@ -122,7 +122,8 @@ class _Message:
         if expect is not None:
             if expect.lower() != "100-continue" or version != "1.1":
                 raise Refused(417, "Expect: 100-continue only")
-            self.send(CONTINUE)  # the client waits for it before it sends the body
+            if not self.ready:  # never ahead of answers still due on this connection (pipelined requests)
+                self.send(CONTINUE)  # the client waits for it, or for its own timeout, before it sends the body
 
     def on_body(self, part: bytes) -> None:
         self.size += len(part)
