@@ -85,8 +85,9 @@ class AdmissionDecider:
         began = time.perf_counter()
         try:
             answer = self.opa.request("POST", DECISION_PATH, document)
-        except OpaUnavailable as exc:
-            return Verdict(False, reason=f"mm2gov admission: policy engine (OPA) unreachable ({exc}); denied "
+        except OpaUnavailable as exc:  # the reason reaches the user: the cause, never OPA's address
+            log.debug("%s", exc)  # the sync loop says so once per check; a line per review would flood
+            return Verdict(False, reason=f"mm2gov admission: policy engine (OPA) unreachable ({exc.cause}); denied "
                                          "(fail closed)")
         log.debug("OPA answered in %.1f ms", (time.perf_counter() - began) * 1000)
         if answer.status != 200:

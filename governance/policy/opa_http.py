@@ -33,7 +33,12 @@ RECV_BYTES = 64 * 1024  # below malloc's mmap threshold: a recv buffer is not an
 
 
 class OpaUnavailable(RuntimeFailure):
-    """OPA gave no well-formed answer: unreachable, timed out, closed the connection, or malformed."""
+    """OPA gave no well-formed answer: unreachable, timed out, closed the connection, or malformed.
+    `cause` says which in a few words, without the URL (what the webhook's denials may tell a user)."""
+
+    def __init__(self, message: str, cause: str = "") -> None:
+        super().__init__(message)
+        self.cause = cause or message
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,8 @@ class Answer:
         try:
             return json.loads(self.body)
         except ValueError:
-            raise OpaUnavailable(f"OPA answered HTTP {self.status} with a body that is not JSON") from None
+            raise OpaUnavailable(f"OPA answered HTTP {self.status} with a body that is not JSON",
+                                 "an answer that is not JSON") from None
 
 
 class _Dropped(Exception):
@@ -118,16 +124,16 @@ class _Reader:
                     raise _Dropped
                 if answer.head_done and not answer.framed:  # the body ended with the connection
                     return Answer(self.parser.get_status_code(), b"".join(answer.parts)), False
-                raise OpaUnavailable("OPA closed the connection in the middle of an answer")
+                raise OpaUnavailable("OPA closed the connection in the middle of an answer", "a truncated answer")
             if not answer.head_done:
                 head += len(data)
             try:
                 self.parser.feed_data(data)
             except httptools.HttpParserError as exc:
                 why = exc.__context__ if isinstance(exc.__context__, _Refused) else exc
-                raise OpaUnavailable(f"OPA's answer is not well-formed HTTP/1.1: {why}") from None
+                raise OpaUnavailable(f"OPA's answer is not well-formed HTTP/1.1: {why}", "a malformed answer") from None
             if not answer.head_done and head > MAX_HEAD_BYTES:
-                raise OpaUnavailable(f"OPA's answer has a head over {MAX_HEAD_BYTES} bytes")
+                raise OpaUnavailable(f"OPA's answer has a head over {MAX_HEAD_BYTES} bytes", "a malformed answer")
         return Answer(self.parser.get_status_code(), b"".join(answer.parts)), answer.keep
 
 
@@ -164,12 +170,12 @@ class OpaConnection:
             return self._exchange(sock, message)
         except _Dropped:
             if not reused:
-                raise OpaUnavailable("OPA closed the connection without answering") from None
+                raise OpaUnavailable("OPA closed the connection without answering", "no answer") from None
         sock, _ = self._socket()  # OPA closed the idle keep-alive connection: once more, on a fresh one
         try:
             return self._exchange(sock, message)
         except _Dropped:
-            raise OpaUnavailable("OPA closed the connection without answering") from None
+            raise OpaUnavailable("OPA closed the connection without answering", "no answer") from None
 
     def _exchange(self, sock: socket.socket, message: bytes) -> Answer:
         try:
@@ -183,7 +189,8 @@ class OpaConnection:
             raise
         except OSError as exc:
             self._drop(sock)
-            raise OpaUnavailable(f"OPA at {self.url} did not answer ({type(exc).__name__})") from None
+            raise OpaUnavailable(f"OPA at {self.url} did not answer ({type(exc).__name__})",
+                                 type(exc).__name__) from None
         except OpaUnavailable:
             self._drop(sock)
             raise
@@ -202,7 +209,8 @@ class OpaConnection:
             if self.tls is not None:
                 sock = self.tls.wrap_socket(sock, server_hostname=self.host)
         except OSError as exc:
-            raise OpaUnavailable(f"OPA unreachable at {self.url} ({type(exc).__name__})") from None
+            raise OpaUnavailable(f"OPA unreachable at {self.url} ({type(exc).__name__})",
+                                 type(exc).__name__) from None
         self._local.sock = sock
         with self._lock:
             self._open.add(sock)

@@ -342,6 +342,22 @@ def test_unknown_namespaces_and_an_unfilled_cache_deny(acme_copy):
                                         "is denied\n")
 
 
+def test_with_opa_gone_a_review_is_denied_with_the_cause_and_never_opas_address(acme_copy):
+    from governance.admission.decider import AdmissionDecider
+    from tests.tools.namespaces import StaticNamespaces
+
+    opa = RoutingOpa([])
+    decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
+    assert decider.sync.load() and decider.decide(_kafka_topic()).allowed
+    opa.server.shutdown()
+    opa.server.server_close()  # nothing listens any more; the kept connection's thread would still answer:
+    decider.opa.close()  # the next review connects anew
+    verdict = decider.decide(_kafka_topic())
+    assert not verdict.allowed and "127.0.0.1" not in verdict.reason, verdict
+    assert verdict.reason == ("mm2gov admission: policy engine (OPA) unreachable (ConnectionRefusedError); denied "
+                              "(fail closed)")
+
+
 def test_after_an_opa_restart_reviews_are_denied_until_policies_repo_and_scopes_are_all_back(acme_copy):
     """A stand-in OPA, for a fault the real one cannot be made to show on cue: a review arriving while the webhook
     puts an OPA that restarted back together, policy modules one at a time, then the repo and its scopes. Judged
