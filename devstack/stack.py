@@ -168,12 +168,12 @@ class Stack:
         with ThreadPoolExecutor(max_workers=nodes) as pool:
             futures = [pool.submit(self.start_mirrormaker, flow_id, properties, timeout, node=node,
                                    jvm_options=jvm_options) for node in range(nodes)]
-            errors = [f.exception() for f in futures if f.exception()]
-        if errors:
+            failed = [error for f in futures if (error := f.exception()) is not None]
+        if failed:
             for node in range(nodes):
                 if node_key(flow_id, node) in self.mirrormakers:
                     self.stop_mirrormaker(flow_id, node)
-            raise errors[0]  # type: ignore[misc]
+            raise failed[0]
         return [f.result() for f in futures]
 
     def write_mm2_properties(self, flow_id: str, topics: str, source: str = "source",

@@ -3,6 +3,7 @@ back (governance/config/loader.py), into an existing capacity.yaml (its limits a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import yaml
@@ -43,6 +44,6 @@ def test_a_new_capacity_yaml_gets_limits_that_allow_what_was_measured(tmp_path):
 
 
 def test_a_node_carries_one_task_when_a_second_one_does_not_add_its_share():
-    slow = Measured(**{**MEASURED.__dict__, "node_tasks_bytes_per_second": {1: 6_000_000.0, 2: 7_000_000.0}})
+    slow = replace(MEASURED, node_tasks_bytes_per_second={1: 6_000_000.0, 2: 7_000_000.0})
     assert node_tasks(slow) == 1
     assert calibration(slow)["node"] == {"tasks": 1, "cpu": "900m", "memory": "1280Mi", "heap": "1g"}
