@@ -40,7 +40,7 @@ from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_replication_policy import paced
 from tests.tools.connect_status import SOURCE_CONNECTOR, TaskStatus, running_by_node, source_tasks, task_statuses
-from tests.tools.offsets import read_to_end
+from tests.tools.offsets import read_to_end, total_end_offset
 from tests.tools.wait import wait_for
 
 pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 
 PARTITIONS = 4
 NODES = 2
-BATCH, PACE_SECONDS = 100, 0.1  # ~1,000 records/s: the feed runs through every phase
+BATCH, PACE_SECONDS = 20, 0.1  # ~200 records/s: the feed runs through every phase, and is read whole at the end
 CAPACITY = {"bytes_per_second": 2_000_000, "catch_up_bytes_per_second": 2_000_000, "source_partitions": PARTITIONS}
 CAPACITY_FILE = {
     "calibration": {"measured_at": "2026-11-27T10:00:00Z", "measured_by": "a test, not a measurement",
@@ -135,6 +135,10 @@ def test_two_nodes_share_the_flow_survive_a_sigkill_and_take_the_restarted_node_
 
         victim = next(i for i, a in enumerate(addresses) if a == source_tasks(spread)[0].node_address)
         survivor = addresses[1 - victim]
+        # the kill lands while the nodes copy the live feed: what was produced before the tasks ran is on the target
+        produced = flow["feeder"].produced
+        wait_for("the nodes copying the feed", lambda: total_end_offset(
+            flow["target"].admin_config(), flow["remote"], range(PARTITIONS)) >= produced, 120, 1)
         produced_at_kill = flow["feeder"].produced
         stack.kill_mirrormaker(flow["flow"], victim)
         after = wait_for(f"node {survivor} running every task", lambda: all_running(flow, {survivor}),
@@ -156,6 +160,8 @@ def test_two_nodes_share_the_flow_survive_a_sigkill_and_take_the_restarted_node_
         feeder.join(60)
         assert feeder.error is None, feeder.error
         expected = {value(flow["tenant"], i) for i in range(feeder.produced)}
+        wait_for("as many records on the target as were fed", lambda: total_end_offset(
+            flow["target"].admin_config(), flow["remote"], range(PARTITIONS)) >= len(expected), 300, 1)
         copies = wait_for("the whole feed on the target", lambda: arrived(flow, expected), 300, 2)
     finally:
         for node in range(NODES):
