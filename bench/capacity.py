@@ -300,6 +300,8 @@ def summary(runs: list[Run]) -> dict[str, Any]:
             "records_per_s": statistics.median(r.rate for r in mine),
             "mb_per_s": statistics.median(r.bytes_per_s for r in mine) / 1e6,
             "mm2_cores": statistics.median(r.mm2_cores for r in mine),
+            # what MM2 copied per core it used: less sensitive than MB/s to what else the machine runs
+            "mb_per_mm2_core_s": statistics.median(r.bytes_per_s / r.mm2_cores for r in mine) / 1e6,
             "cores_busy": {side: statistics.median(r.cores[side] for r in mine) for side in mine[0].cores},
             "peak_rss_mib": max(max(r.peak_rss) for r in mine) / 2**20,
             "duplicates": sum(r.duplicates for r in mine),
@@ -330,12 +332,12 @@ def print_text(runs: list[Run], table: dict[str, Any], opts: Options) -> None:
               f"{r.load_after[0]:.2f}  cores: {busy}  peak RSS {', '.join(f'{b / 2**20:.0f}' for b in r.peak_rss)}"
               f" MiB  MirrorSourceConnector: {placed}")
     print(f"\nmedian of {len([r for r in runs if r.shape == SHAPES[0]])} run(s) per configuration:")
-    print(f"  {'configuration':<17} {'records/s':>10} {'MB/s':>7} {'MM2 cores':>9} {'peak RSS MiB':>12}  "
-          "cores busy (median)")
+    print(f"  {'configuration':<17} {'records/s':>10} {'MB/s':>7} {'MM2 cores':>9} {'MB/MM2 core-s':>13} "
+          f"{'peak RSS MiB':>12}  cores busy (median)")
     for name, row in table.items():
         busy = ", ".join(f"{side} {value:.2f}" for side, value in row["cores_busy"].items())
         print(f"  {name:<17} {row['records_per_s']:>10,.0f} {row['mb_per_s']:>7.1f} {row['mm2_cores']:>9.2f} "
-              f"{row['peak_rss_mib']:>12.0f}  {busy}")
+              f"{row['mb_per_mm2_core_s']:>13.1f} {row['peak_rss_mib']:>12.0f}  {busy}")
     other = max(row["cores_busy"]["other"] for row in table.values())
     print(f"  (other = every process outside this bench's stack: up to {other:.2f} cores here"
           + (", so the figures are skewed by them)" if other >= 0.25 else ")"))
