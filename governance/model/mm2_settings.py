@@ -140,9 +140,9 @@ SOURCE, CHECKPOINT, HEARTBEAT, WORKER = Config.SOURCE, Config.CHECKPOINT, Config
 RF = InProperties(Section.REPLICATION_FACTORS)
 EXACTLY_ONCE_WHY = ("the target's Connect worker commits each batch with its source offsets in one transaction "
                     "(KIP-618), under the transactional ids mm2gov grants exactly_once flows only")
-REBALANCE_DELAY_MS = 10_000  # scheduled.rebalance.max.delay.ms of a flow whose MM2 runs its internal REST server
 READ_COMMITTED_WHY = ("an exactly_once flow reads committed records only, or records of aborted transactions "
                       "would be copied")
+REBALANCE_DELAY_MS = 10_000  # scheduled.rebalance.max.delay.ms of a flow whose MM2 runs its internal REST server
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("replication.factor", -1, "the remote topics MM2 creates get the target brokers' default replication "
@@ -230,7 +230,7 @@ SETTINGS: tuple[Setting, ...] = (
     # SIGKILLed node after its session timeout (10 s), then waits this long (tests/integration/test_mm2_nodes.py).
     Setting("scheduled.rebalance.max.delay.ms", REBALANCE_DELAY_MS, "a node that dies hands its tasks to the "
             "flow's other nodes after 10 s instead of Connect's 5 minutes, during which its partitions are not "
-            "copied; a node back within them takes its own tasks again", InProperties(
+            "copied; a node back within the delay takes its own tasks again", InProperties(
                 Section.INTERNAL_REST, Scope.TARGET, comment=(
                     "A node that dies hands its tasks to the others after this delay (Connect's default: 5 "
                     "minutes).",)), internal_rest=True),
