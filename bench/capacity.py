@@ -62,6 +62,8 @@ from tests.tools.connect_status import source_tasks, task_statuses  # noqa: E402
 
 SOURCE, TARGET = "source", "target"
 TASK_RATE = 1_000_000_000  # bytes/s the repo's calibration says a task carries: far above this machine's
+# two JVMs with C2 and a 1g heap start in a minute on a free 2-core machine, in more than two on a loaded one
+START_TIMEOUT = 300
 TENANTS = {1: "capone", 2: "captwo"}  # tasks -> the tenant whose flow mm2gov sizes to them
 
 
@@ -259,7 +261,8 @@ def run_once(stack: Stack, shape: Shape, label: str, seed: int, opts: Options, b
     jvm = (f"-Xms{opts.heap}", f"-Xmx{opts.heap}")  # the command the generated file documents
     nodes: list[MirrorMaker] = []
     try:
-        nodes = stack.start_mirrormaker_nodes(flow, generated[shape.tasks], shape.nodes, jvm_options=jvm)
+        nodes = stack.start_mirrormaker_nodes(flow, generated[shape.tasks], shape.nodes, START_TIMEOUT,
+                                              jvm_options=jvm)
         before = cpu_sample(stack, nodes)
         arrivals.wait(nodes[0].log_path)
         cores = cores_busy(before, cpu_sample(stack, nodes))
