@@ -8,11 +8,19 @@ of the pinned 4.x, with the same policy jar (built against 4.x, using only the K
 MM2 a flow is rolled from in the version-upgrade test, and a legacy shared MM2 in the migration test. An exact
 release of `tools.mm2_boundary_versions()` ("3.0.2", "3.1.1": install/legacy-mm2.sh) runs that release's MM2, either
 side of the oldest one admission accepts, with the same policy jar: the version-boundary test.
+
+Several nodes of one flow (`node` 0, 1, ...) are several JVMs on the same properties file, each in its own home
+(log, log directory), as the file's comment says to run it. Nothing in the file differs per node: a flow run by
+several nodes turns on MM2's internal REST server with `listeners=http://127.0.0.1:0` (model/mm2_settings.py),
+so each node's JVM binds a port of its own that the kernel picks free (no choice to race, no bind to retry) and
+advertises it to its peers; `rest_address` reads that address back from the node's log, where MM2 states it.
+MirrorMaker's command line takes nothing but the file and `--clusters`: on one host nothing needs to differ.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import urllib.request
 from dataclasses import dataclass
@@ -28,6 +36,7 @@ from governance.compile.mm2_logging import LOG_DIR_PROPERTY
 
 MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
 STARTED_LINE = "Kafka MirrorMaker started"
+ADVERTISED = re.compile(rb"Advertised URI: https?://([^/\s]+)/")  # RestServer's line: MM2's internal REST address
 KafkaMajor = Literal["4", "3"]
 # a KafkaMajor, or an exact release of tools.mm2_boundary_versions() (the version-boundary test's older MM2s)
 Mm2Kafka = KafkaMajor | str
@@ -35,21 +44,29 @@ Mm2Kafka = KafkaMajor | str
 
 @dataclass
 class MirrorMaker:
-    """One dedicated MM2 process (`name` is the flow id) reading `properties`."""
+    """One dedicated MM2 process (`name` is the flow id) reading `properties`; `node` tells apart the JVMs of a
+    flow run by several (0: the only one, or the first)."""
 
     name: str
     properties: Path
     run_dir: Path
+    node: int = 0
     metrics_config: Path | None = None  # a Prometheus JMX exporter config: serve /metrics when given
     metrics_port: int = 0
     kafka_version: Mm2Kafka = "4"  # "3": KAFKA3_VERSION's MM2 instead of the pinned 4.x; "3.0.2": that release's
     log4j_config: Path | None = None  # a log4j2 properties file (`generate`'s mm2/logging/); else plain text
+    jvm_options: tuple[str, ...] = tuple(JVM_OPTS)  # the stack's small heap and quick JIT; a bench may pass others
     process: ManagedProcess | None = None
     _log_start: int = 0  # the log is appended to across runs: readiness looks past this offset only
 
     @property
+    def process_name(self) -> str:
+        """`mm2-<flow>` for node 0 (as before nodes existed), `mm2-<flow>-node<n>` for the others."""
+        return f"mm2-{node_key(self.name, self.node)}"
+
+    @property
     def home(self) -> Path:
-        return self.run_dir / f"mm2-{self.name}"
+        return self.run_dir / self.process_name
 
     @property
     def log_path(self) -> Path:
@@ -64,12 +81,12 @@ class MirrorMaker:
         agent = []
         if self.metrics_config is not None:
             self.metrics_port = self.metrics_port or free_port()
-            ensure_port_free(self.metrics_port, f"mm2-{self.name} metrics")
+            ensure_port_free(self.metrics_port, f"{self.process_name} metrics")
             agent = [f"-javaagent:{tools.jmx_exporter_agent()}={LOOPBACK}:{self.metrics_port}:{self.metrics_config}"]
         self.process = ManagedProcess(
-            name=f"mm2-{self.name}",
+            name=self.process_name,
             argv=[
-                str(java), *JVM_OPTS, *agent, f"-Dlog4j2.configurationFile={log4j}",
+                str(java), *self.jvm_options, *agent, f"-Dlog4j2.configurationFile={log4j}",
                 f"-D{LOG_DIR_PROPERTY}={self.home}",
                 "-cp", classpath, MAIN_CLASS, str(self.properties),
             ],
@@ -84,6 +101,19 @@ class MirrorMaker:
         with open(self.log_path, "rb") as log:
             log.seek(self._log_start)
             return STARTED_LINE.encode() in log.read()
+
+    @property
+    def rest_address(self) -> str | None:
+        """`host:port` of this run's internal REST server as MM2 advertises it to its peers (the start of its
+        Connect worker id, `<host>:<port>/<source>-><target>`); None without the server (one node, at least once)."""
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_start)
+            found = ADVERTISED.search(log.read())
+        return found.group(1).decode() if found else None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
 
     @property
     def metrics_url(self) -> str | None:
@@ -104,6 +134,11 @@ class MirrorMaker:
         if self.process and self.process.popen:
             os.kill(self.process.popen.pid, signal.SIGKILL)
             self.process.popen.wait(timeout)
+
+
+def node_key(flow_id: str, node: int) -> str:
+    """How the stack names one node of a flow's MM2: the flow id for node 0, `<flow>-node<n>` for the others."""
+    return flow_id if node == 0 else f"{flow_id}-node{node}"
 
 
 def mm2_classpath(kafka_version: Mm2Kafka = "4") -> str:

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import serialization
 from devstack.files import write_private, write_public
 from devstack.kafka import KafkaCluster
 from devstack.kube import KubeApiServer
-from devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties
+from devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties, node_key
 from devstack.opa import OpaServer
 from devstack.process import DevstackError, free_port, pid_alive, port_open, stop_pid
 from governance.files import YAML_DUMPER
@@ -135,19 +135,23 @@ class Stack:
     # -- MirrorMaker ---------------------------------------------------------
     def start_mirrormaker(self, flow_id: str, properties: Path, timeout: float = 120,
                           metrics_config: Path | None = None, kafka_version: Mm2Kafka = "4",
-                          log4j_config: Path | None = None) -> MirrorMaker:
+                          log4j_config: Path | None = None, node: int = 0,
+                          jvm_options: tuple[str, ...] | None = None) -> MirrorMaker:
         """Start a dedicated MM2; with `metrics_config`, a JMX exporter serves its /metrics on loopback;
         `kafka_version="3"` runs the last Kafka 3.x release's MM2 instead of the pinned 4.x (an exact release of
         tools.mm2_boundary_versions(), e.g. "3.0.2", that release's); `log4j_config`
-        (a flow's generated mm2/logging/ file) replaces the stack's plain-text logging."""
-        if flow_id in self.mirrormakers and self.mirrormakers[flow_id].process:
-            raise DevstackError(f"MirrorMaker for flow {flow_id} already runs")
-        mm2 = MirrorMaker(flow_id, properties.resolve(), self.run_dir,
+        (a flow's generated mm2/logging/ file) replaces the stack's plain-text logging. `node`: which of the
+        flow's nodes this JVM is (`start_mirrormaker_nodes`); `jvm_options` replace the stack's (heap, JIT)."""
+        key = node_key(flow_id, node)
+        if key in self.mirrormakers and self.mirrormakers[key].process:
+            raise DevstackError(f"MirrorMaker for flow {flow_id} (node {node}) already runs")
+        mm2 = MirrorMaker(flow_id, properties.resolve(), self.run_dir, node=node,
                           metrics_config=metrics_config.resolve() if metrics_config else None,
                           kafka_version=kafka_version,
-                          log4j_config=log4j_config.resolve() if log4j_config else None)
+                          log4j_config=log4j_config.resolve() if log4j_config else None,
+                          **({"jvm_options": jvm_options} if jvm_options is not None else {}))
         with self._lock:
-            self.mirrormakers[flow_id] = mm2
+            self.mirrormakers[key] = mm2
         try:
             mm2.start(timeout)
         except BaseException:
@@ -156,6 +160,21 @@ class Stack:
         finally:
             self.save_state()
         return mm2
+
+    def start_mirrormaker_nodes(self, flow_id: str, properties: Path, nodes: int, timeout: float = 120,
+                                jvm_options: tuple[str, ...] | None = None) -> list[MirrorMaker]:
+        """Run one flow's MM2 on `nodes` JVMs at once, all on the same properties file (mirrormaker.py says why
+        nothing differs per node); on any failure stop the ones that started and raise."""
+        with ThreadPoolExecutor(max_workers=nodes) as pool:
+            futures = [pool.submit(self.start_mirrormaker, flow_id, properties, timeout, node=node,
+                                   jvm_options=jvm_options) for node in range(nodes)]
+            failed = [error for f in futures if (error := f.exception()) is not None]
+        if failed:
+            for node in range(nodes):
+                if node_key(flow_id, node) in self.mirrormakers:
+                    self.stop_mirrormaker(flow_id, node)
+            raise failed[0]
+        return [f.result() for f in futures]
 
     def write_mm2_properties(self, flow_id: str, topics: str, source: str = "source",
                              target: str = "target", groups: str = "") -> Path:
@@ -214,16 +233,16 @@ class Stack:
                 lines.append(f"    strimzi: {{namespace: {strimzi_namespaces[alias]}, cluster: {alias}}}")
         return "\n".join(lines) + "\n"
 
-    def stop_mirrormaker(self, flow_id: str) -> None:
+    def stop_mirrormaker(self, flow_id: str, node: int = 0) -> None:
         with self._lock:
-            mm2 = self.mirrormakers.pop(flow_id)
+            mm2 = self.mirrormakers.pop(node_key(flow_id, node))
         mm2.stop()
         self.save_state()
 
-    def kill_mirrormaker(self, flow_id: str) -> None:
-        """Crash a flow's MM2 (SIGKILL); start_mirrormaker starts it again."""
+    def kill_mirrormaker(self, flow_id: str, node: int = 0) -> None:
+        """Crash a flow's MM2 (one node of it: SIGKILL); start_mirrormaker starts it again."""
         with self._lock:
-            mm2 = self.mirrormakers.pop(flow_id)
+            mm2 = self.mirrormakers.pop(node_key(flow_id, node))
         mm2.kill()
         self.save_state()
 

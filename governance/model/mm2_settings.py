@@ -161,6 +161,7 @@ def transaction_records(flow: Flow) -> int:
 
 READ_COMMITTED_WHY = ("an exactly_once flow reads committed records only, or records of aborted transactions "
                       "would be copied")
+REBALANCE_DELAY_MS = 10_000  # scheduled.rebalance.max.delay.ms of a flow whose MM2 runs its internal REST server
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("replication.factor", -1, "the remote topics MM2 creates get the target brokers' default replication "
@@ -254,6 +255,15 @@ SETTINGS: tuple[Setting, ...] = (
             internal_rest=True),
     Setting("listeners", "http://127.0.0.1:0", "the internal REST server listens on loopback, on any free port: "
             "nothing outside the host reaches it", InProperties(Section.INTERNAL_REST), internal_rest=True),
+    # Connect's default (5 minutes) holds a vanished node's tasks for it, unassigned, in case it returns: for a
+    # flow run by several nodes that is 5 minutes without copying that node's partitions. Connect notices a
+    # SIGKILLed node after its session timeout (10 s), then waits this long (tests/integration/test_mm2_nodes.py).
+    Setting("scheduled.rebalance.max.delay.ms", REBALANCE_DELAY_MS, "a node that dies hands its tasks to the "
+            "flow's other nodes after 10 s instead of Connect's 5 minutes, during which its partitions are not "
+            "copied; a node back within the delay takes its own tasks again", InProperties(
+                Section.INTERNAL_REST, Scope.TARGET, comment=(
+                    "A node that dies hands its tasks to the others after this delay (Connect's default: 5 "
+                    "minutes).",)), internal_rest=True),
 )
 
 

@@ -139,7 +139,7 @@ def test_internal_rest_entries_on_flows_run_by_several_nodes_without_exactly_onc
     one_node = model_flow("payments", topics=["payments\\..*"], capacity={
         **two_nodes.capacity.model_dump(), "nodes": 1})
     internal_rest = {s.key for s in mm2_settings.SETTINGS if s.internal_rest}
-    assert internal_rest == {"dedicated.mode.enable.internal.rest", "listeners"}
+    assert internal_rest == {"dedicated.mode.enable.internal.rest", "listeners", "scheduled.rebalance.max.delay.ms"}
     assert {s.key for s in mm2_settings.for_flow(two_nodes)} - {s.key for s in mm2_settings.for_flow(flow())} \
         == internal_rest
     assert not internal_rest & {s.key for s in mm2_settings.for_flow(one_node)}
