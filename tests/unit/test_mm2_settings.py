@@ -27,6 +27,7 @@ from governance.model.mm2_settings import Admission, Config, Held, InProperties,
 from governance.model.names import mirror_maker_object, strimzi_file
 from governance.model.tenancy import Flow
 from governance.policy.decide import decide
+from governance.policy.opa_http import Answer
 from tests.conftest import REPO_ROOT
 from tests.tools.decided import decided
 from tests.tools.in_process import run_in_process
@@ -80,15 +81,15 @@ class RecordingOpa:
         self.scopes = scopes
         self.pushed: dict[str, Any] = {}
 
-    def request(self, method: str, path: str, document: Any = None) -> tuple[int, bytes]:
+    def request(self, method: str, path: str, document: Any = None) -> Answer:
         if method == "POST" and path == REPO_DECISION_PATH:
-            return 200, json.dumps({"result": {"violations": [], "scopes": self.scopes}}).encode()
+            return Answer(200, json.dumps({"result": {"violations": [], "scopes": self.scopes}}).encode())
         if method == "GET":
             held = path.removesuffix("/clusters") in self.pushed
-            return (200, b'{"result": {}}') if held else (404, b"{}")
+            return Answer(200, b'{"result": {}}') if held else Answer(404, b"{}")
         if method == "PUT":
             self.pushed[path] = document
-        return 204, b""
+        return Answer(204, b"")
 
 
 def test_a_new_entry_reaches_the_repo_document_the_webhook_pushes_to_opa(with_new_entry):
