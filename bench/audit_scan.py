@@ -40,7 +40,7 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (
 
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from pyspark import SparkContext  # noqa: E402
-from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from devstack import tools  # noqa: E402
@@ -49,7 +49,16 @@ from devstack.spark_cluster import SparkStandalone  # noqa: E402
 from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from spark_audit import records as scan_options  # noqa: E402
-from spark_audit.records import offset_window, read_records  # noqa: E402
+from spark_audit.records import (  # noqa: E402
+    DEFAULT_V1_SOURCES,
+    V1_SOURCES,
+    kafka_frame,
+    offset_window,
+    read_records,
+    record_hash,
+    record_marker,
+    record_rows,
+)
 from spark_audit.run import spark_session  # noqa: E402
 
 TOPIC, PARTITIONS = "bench.scan", 4
@@ -230,6 +239,86 @@ def scaling_verdict(one: Run, two: Run, ratio: float) -> str:
             + shared)
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One way of scanning the topic: which columns, which reader options, which session settings."""
+    name: str
+    columns: Callable[[DataFrame], DataFrame]  # the Kafka source's rows -> what the variant computes
+    options: dict[str, str] = field(default_factory=dict)  # reader options over SCAN_FETCH_OPTIONS
+    conf: dict[str, str] = field(default_factory=dict)  # session settings during the scan
+
+
+def answer(frame: DataFrame) -> tuple[int, ...]:
+    """count(*), plus count(marker) and the XOR of the hashes where the frame has them: every column
+    is computed (a bare count() of a projection would let Spark prune it)."""
+    aggregates = [F.count("*")]
+    if "marker" in frame.columns:
+        aggregates.append(F.count("marker"))
+    if "record_hash" in frame.columns:
+        aggregates.append(F.bit_xor(F.xxhash64("record_hash")))
+    return tuple(int(v) for v in frame.agg(*aggregates).first())
+
+
+def variants_of_the_scan() -> list[Variant]:
+    v1 = {V1_SOURCES: DEFAULT_V1_SOURCES}  # Spark's default: Kafka read through its V1 relation
+    v2 = {V1_SOURCES: ",".join(s for s in DEFAULT_V1_SOURCES.split(",") if s != "kafka")}
+    audit = lambda raw: record_rows(raw, "source", ["lob"])  # noqa: E731
+    return [
+        Variant("rows only", lambda raw: raw, conf=v1),
+        Variant("rows + hash", lambda raw: raw.select(record_hash().alias("record_hash")), conf=v1),
+        Variant("rows + marker", lambda raw: raw.select(record_marker(["lob"]).alias("marker")), conf=v1),
+        Variant("audit (hash + marker)", audit, conf=v1),
+        Variant("audit, V2 source", audit, conf=v2),
+        Variant("rows only, V2 source", lambda raw: raw, conf=v2),
+        Variant("audit, V2, minPartitions 8", audit, options={"minPartitions": "8"}, conf=v2),
+        Variant("audit, V2, check.crcs false", audit, options={"kafka.check.crcs": "false"}, conf=v2),
+        Variant("audit, V2, 1 MiB fetches", audit, options={"kafka.max.partition.fetch.bytes": str(1024 * 1024),
+                                                          "kafka.fetch.max.bytes": str(50 * 1024 * 1024)}, conf=v2),
+    ]
+
+
+def variants(config: dict, window: dict, runs: int) -> None:
+    """Where the scan's time goes: each variant and the plain consumer, alternated, on a warm local[2]."""
+    spark = spark_session("local[2]", "mm2gov-bench-scan",
+                          settings={"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
+    chosen = variants_of_the_scan()
+    plain: list[tuple[int, float]] = []
+    seconds: dict[str, list[float]] = {v.name: [] for v in chosen}
+    answers: dict[str, set[tuple[int, ...]]] = {v.name: set() for v in chosen}
+
+    def scan(variant: Variant) -> tuple[int, ...]:
+        saved = {key: spark.conf.get(key) for key in variant.conf}
+        for key, value in variant.conf.items():
+            spark.conf.set(key, value)
+        try:
+            return answer(variant.columns(kafka_frame(spark, config, window, variant.options)))
+        finally:
+            for key, value in saved.items():
+                spark.conf.set(key, value)
+
+    for variant in chosen:
+        scan(variant)  # warm-up: JVM, JIT, connector classes, each variant's code
+    for _ in range(runs):  # alternated, so that each sees the same machine
+        plain.append(consume_all(config, window))
+        for variant in chosen:
+            began = time.perf_counter()
+            answers[variant.name].add(scan(variant))
+            seconds[variant.name].append(time.perf_counter() - began)
+    spark.stop()
+    expected = sum(end - start for parts in window.values() for start, end in parts.values())
+    assert all(len(a) == 1 and next(iter(a))[0] == expected for a in answers.values()), answers
+    audits = {answer for v in chosen if v.name.startswith("audit") for answer in answers[v.name]}
+    assert len(audits) == 1, f"the audit's variants disagree: {audits}"
+    count, best_plain = min(plain, key=lambda run: run[1])
+    plain_rate = count / best_plain
+    print(f"variants: {expected} records, local[2], best of {runs}, alternated with the plain consumer")
+    print(f"  {'confluent-kafka consumer':<34} {best_plain:6.2f} s {plain_rate:>10,.0f} records/s  100%")
+    for variant in chosen:
+        best = min(seconds[variant.name])
+        print(f"  {variant.name:<34} {best:6.2f} s {expected / best:>10,.0f} records/s  "
+              f"{expected / best / plain_rate:4.0%}  (all: {', '.join(f'{s:.2f}' for s in seconds[variant.name])} s)")
+
+
 def partitions(config: dict, topics: int, runs: int) -> None:
     names = [f"bench.small.{i}" for i in range(topics)]
     create_topics(admin_client(config), names, partitions=1)
@@ -269,7 +358,7 @@ def partitions(config: dict, topics: int, runs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["all", "reference", "cluster", "partitions"], default="all")
+    parser.add_argument("--mode", choices=["all", "reference", "cluster", "partitions", "variants"], default="all")
     parser.add_argument("--small-topics", type=int, default=60, help="topics of the partitions mode")
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--value-bytes", type=int, default=512)
@@ -287,6 +376,8 @@ def main() -> None:
                 print(f"wrote {args.records} records ({args.value_bytes}-byte values, {PARTITIONS} partitions) "
                       f"in {time.perf_counter() - began:.1f} s")
                 window = offset_window(config, {TOPIC: PARTITIONS}, args.records)
+            if args.mode == "variants":
+                variants(config, window, args.runs)
             if args.mode in ("all", "reference"):
                 reference(config, window, args.runs)
             if args.mode in ("all", "cluster"):

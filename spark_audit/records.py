@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from confluent_kafka import Consumer, TopicPartition
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_audit.model import SNAPSHOT_SCHEMAS
@@ -82,27 +82,53 @@ SCAN_FETCH_OPTIONS = {"kafka.max.partition.fetch.bytes": str(10 * 1024 * 1024),
                       "kafka.fetch.max.wait.ms": "10"}
 
 
+V1_SOURCES = "spark.sql.sources.useV1SourceList"
+DEFAULT_V1_SOURCES = "avro,csv,json,kafka,orc,parquet,text"  # Spark 4.0's
+
+
 def read_records(spark: SparkSession, alias: str, config: dict[str, Any],
                  window: dict[str, dict[int, tuple[int, int]]], marker_headers: Iterable[str]) -> DataFrame:
     """The `records` table rows of one cluster's window (an empty frame when the window is empty)."""
     if not window:
         return spark.createDataFrame(spark.sparkContext.emptyRDD(), SNAPSHOT_SCHEMAS["records"])
+    return record_rows(kafka_frame(spark, config, window), alias, marker_headers)
+
+
+def kafka_frame(spark: SparkSession, config: dict[str, Any], window: dict[str, dict[int, tuple[int, int]]],
+                options: dict[str, str] | None = None) -> DataFrame:
+    """Spark's Kafka source over exactly the window's offsets, headers included; `options` over
+    SCAN_FETCH_OPTIONS (the benchmark's variants)."""
     starting = {topic: {str(p): start for p, (start, _) in parts.items()} for topic, parts in window.items()}
     ending = {topic: {str(p): end for p, (_, end) in parts.items()} for topic, parts in window.items()}
     assign = {topic: sorted(parts) for topic, parts in window.items()}
-    raw = (spark.read.format("kafka").options(**spark_kafka_options(config), **SCAN_FETCH_OPTIONS)
-           .option("assign", json.dumps(assign)).option("startingOffsets", json.dumps(starting))
-           .option("endingOffsets", json.dumps(ending)).option("includeHeaders", "true")
-           .option("failOnDataLoss", "false").load())
+    fetch = {**SCAN_FETCH_OPTIONS, **(options or {})}
+    return (spark.read.format("kafka").options(**spark_kafka_options(config), **fetch)
+            .option("assign", json.dumps(assign)).option("startingOffsets", json.dumps(starting))
+            .option("endingOffsets", json.dumps(ending)).option("includeHeaders", "true")
+            .option("failOnDataLoss", "false").load())
+
+
+def record_hash() -> Column:
+    """SHA-256 (hex) of key, value and timestamp (ms), NUL-separated: the same record on two clusters."""
+    millis = F.unix_millis("timestamp")
+    return F.sha2(F.concat(F.coalesce("key", F.lit(b"")), F.lit(b"\x00"), F.coalesce("value", F.lit(b"")),
+                           F.lit(b"\x00"), millis.cast("string").cast("binary")), 256)
+
+
+def record_marker(marker_headers: Iterable[str]) -> Column:
+    """The value of the record's first header named one of `marker_headers` (null without one)."""
     names = sorted(set(marker_headers))
+    if not names:
+        return F.lit(None).cast("string")
     # F.get, not [0]: under ANSI mode (Spark 4's default) indexing past the end of an array is an
     # error, and a record without a marker header is normal (it is what RECORD_TENANT_MISMATCH skips).
     marker_headers_only = F.expr(f"filter(headers, h -> h.key IN ({', '.join(json.dumps(n) for n in names)}))")
-    marker = (F.get(marker_headers_only, 0).getField("value").cast("string") if names
-              else F.lit(None).cast("string"))
-    millis = F.unix_millis("timestamp")
-    record_hash = F.sha2(F.concat(F.coalesce("key", F.lit(b"")), F.lit(b"\x00"), F.coalesce("value", F.lit(b"")),
-                                  F.lit(b"\x00"), millis.cast("string").cast("binary")), 256)
-    return raw.select(F.lit(alias).alias("cluster"), "topic", "partition", "offset", millis.alias("timestamp"),
-                      record_hash.alias("record_hash"), marker.alias("marker"),
+    return F.get(marker_headers_only, 0).getField("value").cast("string")
+
+
+def record_rows(raw: DataFrame, alias: str, marker_headers: Iterable[str]) -> DataFrame:
+    """The `records` table's columns from the Kafka source's rows."""
+    return raw.select(F.lit(alias).alias("cluster"), "topic", "partition", "offset",
+                      F.unix_millis("timestamp").alias("timestamp"), record_hash().alias("record_hash"),
+                      record_marker(marker_headers).alias("marker"),
                       F.lit(None).cast("map<string,string>").alias("headers"))
