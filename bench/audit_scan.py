@@ -28,6 +28,7 @@ Usage: python bench/audit_scan.py [--mode all|reference|cluster|partitions] [--r
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -40,7 +41,7 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (
 
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from pyspark import SparkContext  # noqa: E402
-from pyspark.sql import DataFrame, SparkSession  # noqa: E402
+from pyspark.sql import Column, DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from devstack import tools  # noqa: E402
@@ -50,8 +51,6 @@ from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from spark_audit import records as scan_options  # noqa: E402
 from spark_audit.records import (  # noqa: E402
-    DEFAULT_V1_SOURCES,
-    V1_SOURCES,
     kafka_frame,
     offset_window,
     read_records,
@@ -59,7 +58,7 @@ from spark_audit.records import (  # noqa: E402
     record_marker,
     record_rows,
 )
-from spark_audit.run import spark_session  # noqa: E402
+from spark_audit.run import SETTINGS, V1_SOURCES, spark_session  # noqa: E402
 
 TOPIC, PARTITIONS = "bench.scan", 4
 
@@ -259,21 +258,35 @@ def answer(frame: DataFrame) -> tuple[int, ...]:
     return tuple(int(v) for v in frame.agg(*aggregates).first())
 
 
+def sha256_hash() -> Column:
+    """The audit's record hash before issue 26: SHA-256 (hex) of key NUL value NUL timestamp."""
+    return F.sha2(F.concat(F.coalesce("key", F.lit(b"")), F.lit(b"\x00"), F.coalesce("value", F.lit(b"")),
+                           F.lit(b"\x00"), F.unix_millis("timestamp").cast("string").cast("binary")), 256)
+
+
+def filter_marker(name: str) -> Column:
+    """The audit's marker before issue 26: the first header of that name, found by a filter() lambda."""
+    return F.get(F.expr(f"filter(headers, h -> h.key IN ({json.dumps(name)}))"), 0).getField("value").cast("string")
+
+
 def variants_of_the_scan() -> list[Variant]:
-    v1 = {V1_SOURCES: DEFAULT_V1_SOURCES}  # Spark's default: Kafka read through its V1 relation
-    v2 = {V1_SOURCES: ",".join(s for s in DEFAULT_V1_SOURCES.split(",") if s != "kafka")}
+    """The audit's scan before and after issue 26, and each of its parts alone."""
+    v1 = {V1_SOURCES: ",".join(sorted([*SETTINGS[V1_SOURCES].split(","), "kafka"]))}  # Spark's default
+    before = lambda raw: raw.select("topic", "partition", "offset", sha256_hash().alias("record_hash"),  # noqa: E731
+                                    filter_marker("lob").alias("marker"))
     audit = lambda raw: record_rows(raw, "source", ["lob"])  # noqa: E731
     return [
-        Variant("rows only", lambda raw: raw, conf=v1),
-        Variant("rows + hash", lambda raw: raw.select(record_hash().alias("record_hash")), conf=v1),
-        Variant("rows + marker", lambda raw: raw.select(record_marker(["lob"]).alias("marker")), conf=v1),
-        Variant("audit (hash + marker)", audit, conf=v1),
-        Variant("audit, V2 source", audit, conf=v2),
-        Variant("rows only, V2 source", lambda raw: raw, conf=v2),
-        Variant("audit, V2, minPartitions 8", audit, options={"minPartitions": "8"}, conf=v2),
-        Variant("audit, V2, check.crcs false", audit, options={"kafka.check.crcs": "false"}, conf=v2),
-        Variant("audit, V2, 1 MiB fetches", audit, options={"kafka.max.partition.fetch.bytes": str(1024 * 1024),
-                                                          "kafka.fetch.max.bytes": str(50 * 1024 * 1024)}, conf=v2),
+        Variant("before: V1, SHA-256, filter()", before, conf=v1),
+        Variant("rows only, V1 source", lambda raw: raw, conf=v1),
+        Variant("rows only", lambda raw: raw),
+        Variant("rows + SHA-256", lambda raw: raw.select(sha256_hash().alias("record_hash"))),
+        Variant("rows + xxHash64", lambda raw: raw.select(record_hash().alias("record_hash"))),
+        Variant("rows + marker, filter()", lambda raw: raw.select(filter_marker("lob").alias("marker"))),
+        Variant("rows + marker, array_position", lambda raw: raw.select(record_marker(["lob"]).alias("marker"))),
+        Variant("audit (xxHash64 + marker)", audit),
+        Variant("audit, minPartitions 8", audit, options={"minPartitions": "8"}),
+        Variant("audit, receive buffer: OS", audit, options={"kafka.receive.buffer.bytes": "-1"}),
+        Variant("audit, 1 MiB fetches", audit, options={"kafka.max.partition.fetch.bytes": str(1024 * 1024)}),
     ]
 
 
@@ -308,7 +321,9 @@ def variants(config: dict, window: dict, runs: int) -> None:
     expected = sum(end - start for parts in window.values() for start, end in parts.values())
     assert all(len(a) == 1 and next(iter(a))[0] == expected for a in answers.values()), answers
     audits = {answer for v in chosen if v.name.startswith("audit") for answer in answers[v.name]}
+    befores = {answer[:2] for v in chosen if v.name.startswith("before") for answer in answers[v.name]}
     assert len(audits) == 1, f"the audit's variants disagree: {audits}"
+    assert befores == {answer[:2] for answer in audits}, (befores, audits)  # records and marked: the same
     count, best_plain = min(plain, key=lambda run: run[1])
     plain_rate = count / best_plain
     print(f"variants: {expected} records, local[2], best of {runs}, alternated with the plain consumer")

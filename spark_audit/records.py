@@ -82,10 +82,6 @@ SCAN_FETCH_OPTIONS = {"kafka.max.partition.fetch.bytes": str(10 * 1024 * 1024),
                       "kafka.fetch.max.wait.ms": "10"}
 
 
-V1_SOURCES = "spark.sql.sources.useV1SourceList"
-DEFAULT_V1_SOURCES = "avro,csv,json,kafka,orc,parquet,text"  # Spark 4.0's
-
-
 def read_records(spark: SparkSession, alias: str, config: dict[str, Any],
                  window: dict[str, dict[int, tuple[int, int]]], marker_headers: Iterable[str]) -> DataFrame:
     """The `records` table rows of one cluster's window (an empty frame when the window is empty)."""
@@ -109,21 +105,34 @@ def kafka_frame(spark: SparkSession, config: dict[str, Any], window: dict[str, d
 
 
 def record_hash() -> Column:
-    """SHA-256 (hex) of key, value and timestamp (ms), NUL-separated: the same record on two clusters."""
-    millis = F.unix_millis("timestamp")
-    return F.sha2(F.concat(F.coalesce("key", F.lit(b"")), F.lit(b"\x00"), F.coalesce("value", F.lit(b"")),
-                           F.lit(b"\x00"), millis.cast("string").cast("binary")), 256)
+    """The same record on two clusters: xxHash64 of key, value and timestamp (ms), as a decimal string.
+
+    A JVM builtin over the columns as they are, where SHA-256 (Spark's sha2 over a concatenated copy,
+    then hex) cost more CPU than reading the records: 1M records of 512 bytes took 2.6-3.2 core-s to
+    read and 3.3-3.6 with xxHash64, 6.1 with SHA-256 (bench/audit_scan.py --mode variants). The hash
+    only matches copies within one partition's window (spark_audit/checks/replication_gap.py): 64 bits
+    make an accidental collision among a window's records negligible (about n^2 / 2^65). A null key or
+    value hashes as an empty one, as before; the columns are hashed one after the other (each result
+    seeds the next), so no separator is needed between them."""
+    return F.xxhash64(F.coalesce("key", F.lit(b"")), F.coalesce("value", F.lit(b"")),
+                      F.unix_millis("timestamp")).cast("string")
 
 
 def record_marker(marker_headers: Iterable[str]) -> Column:
-    """The value of the record's first header named one of `marker_headers` (null without one)."""
+    """The value of the record's first header named one of `marker_headers` (null without one).
+
+    The first position of each name in the header keys (array_position, compiled with the rest of
+    the scan), the smallest of those: not a filter() lambda over every header, which Spark evaluates
+    record by record outside its generated code (0.5 core-s over 1M one-header records against 0.3,
+    bench/audit_scan.py --mode variants)."""
     names = sorted(set(marker_headers))
     if not names:
         return F.lit(None).cast("string")
-    # F.get, not [0]: under ANSI mode (Spark 4's default) indexing past the end of an array is an
-    # error, and a record without a marker header is normal (it is what RECORD_TENANT_MISMATCH skips).
-    marker_headers_only = F.expr(f"filter(headers, h -> h.key IN ({', '.join(json.dumps(n) for n in names)}))")
-    return F.get(marker_headers_only, 0).getField("value").cast("string")
+    keys = F.col("headers").getField("key")  # null for a record without headers: the marker is null
+    positions = [F.nullif(F.array_position(keys, name), F.lit(0)) for name in names]  # 1-based; 0: absent
+    first = positions[0] if len(positions) == 1 else F.least(*positions)  # least skips nulls
+    # F.get, not [i]: under ANSI mode (Spark 4's default) indexing out of range is an error; get gives null.
+    return F.get("headers", first - 1).getField("value").cast("string")
 
 
 def record_rows(raw: DataFrame, alias: str, marker_headers: Iterable[str]) -> DataFrame:
