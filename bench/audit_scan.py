@@ -20,9 +20,16 @@ records over 4 partitions with a tenant-marker header, then, in the same run:
   shape of a real estate's many quiet topics: the audit's scan (SCAN_FETCH_OPTIONS) against the same
   scan with the Kafka consumer's default fetch wait (500 ms), alternately, `--runs` times each on a warm
   local[2]; the answers must be equal. Prints the best time of each and the time per partition.
+- variants (not in `all`): where the scan's time goes. The plain consumer and, alternately, the audit's
+  scan before issue 26 (Kafka through Spark's V1 relation, SHA-256 over a concatenated copy, the marker
+  by a filter() lambda), the Kafka source's rows alone (V1 and V2), the rows plus each column alone
+  (either hash, either marker), the audit's scan as it is, and the audit's scan with other reader options
+  (minPartitions, the socket receive buffer, fetch sizes), on a warm local[2], `--runs` times each after
+  a warm-up: best records/s of each and its ratio to the plain consumer of the same run; the answers of
+  the audit's variants must be equal.
 
-Usage: python bench/audit_scan.py [--mode all|reference|cluster|partitions] [--records 1000000] [--value-bytes 512]
-       [--runs 3] [--small-topics 60]
+Usage: python bench/audit_scan.py [--mode all|reference|cluster|partitions|variants] [--records 1000000]
+       [--value-bytes 512] [--runs 3] [--small-topics 60]
 """
 
 from __future__ import annotations
