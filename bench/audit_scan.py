@@ -302,8 +302,11 @@ def variants(config: dict, window: dict, runs: int) -> None:
     spark = spark_session("local[2]", "mm2gov-bench-scan",
                           settings={"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
     chosen = variants_of_the_scan()
+    jvm = SparkContext._gateway.proc.pid  # local[2]: the driver JVM runs the tasks
     plain: list[tuple[int, float]] = []
+    plain_cpu: list[float] = []  # this process: librdkafka's threads and the Python loop
     seconds: dict[str, list[float]] = {v.name: [] for v in chosen}
+    cpu: dict[str, list[float]] = {v.name: [] for v in chosen}  # the JVM's core-seconds per run
     answers: dict[str, set[tuple[int, ...]]] = {v.name: set() for v in chosen}
 
     def scan(variant: Variant) -> tuple[int, ...]:
@@ -319,11 +322,14 @@ def variants(config: dict, window: dict, runs: int) -> None:
     for variant in chosen:
         scan(variant)  # warm-up: JVM, JIT, connector classes, each variant's code
     for _ in range(runs):  # alternated, so that each sees the same machine
+        before = sum(os.times()[:2])
         plain.append(consume_all(config, window))
+        plain_cpu.append(sum(os.times()[:2]) - before)
         for variant in chosen:
-            began = time.perf_counter()
+            before, began = process_cpu_seconds(jvm), time.perf_counter()
             answers[variant.name].add(scan(variant))
             seconds[variant.name].append(time.perf_counter() - began)
+            cpu[variant.name].append(process_cpu_seconds(jvm) - before)
     spark.stop()
     expected = sum(end - start for parts in window.values() for start, end in parts.values())
     assert all(len(a) == 1 and next(iter(a))[0] == expected for a in answers.values()), answers
@@ -333,12 +339,15 @@ def variants(config: dict, window: dict, runs: int) -> None:
     assert befores == {answer[:2] for answer in audits}, (befores, audits)  # records and marked: the same
     count, best_plain = min(plain, key=lambda run: run[1])
     plain_rate = count / best_plain
-    print(f"variants: {expected} records, local[2], best of {runs}, alternated with the plain consumer")
-    print(f"  {'confluent-kafka consumer':<34} {best_plain:6.2f} s {plain_rate:>10,.0f} records/s  100%")
+    print(f"variants: {expected} records, local[2], best of {runs}, alternated with the plain consumer; "
+          "CPU: the reader's core-seconds, least of the runs")
+    print(f"  {'confluent-kafka consumer':<34} {best_plain:6.2f} s {plain_rate:>10,.0f} records/s  100%  "
+          f"CPU {min(plain_cpu):5.2f}")
     for variant in chosen:
         best = min(seconds[variant.name])
         print(f"  {variant.name:<34} {best:6.2f} s {expected / best:>10,.0f} records/s  "
-              f"{expected / best / plain_rate:4.0%}  (all: {', '.join(f'{s:.2f}' for s in seconds[variant.name])} s)")
+              f"{expected / best / plain_rate:4.0%}  CPU {min(cpu[variant.name]):5.2f}  "
+              f"(all: {', '.join(f'{s:.2f}' for s in seconds[variant.name])} s)")
 
 
 def partitions(config: dict, topics: int, runs: int) -> None:
