@@ -109,7 +109,8 @@ def record_hash() -> Column:
 
     A JVM builtin over the columns as they are, where SHA-256 (Spark's sha2 over a concatenated copy,
     then hex) cost more CPU than reading the records: 1M records of 512 bytes took 2.6-3.2 core-s to
-    read and 3.3-3.6 with xxHash64, 6.1 with SHA-256 (bench/audit_scan.py --mode variants). The hash
+    read, 3.3-3.6 with xxHash64, 6.1 with SHA-256 (the tasks' CPU in Spark's event log, this 2-core
+    machine, 2026-11-27; bench/audit_scan.py --mode variants runs the same variants). The hash
     only matches copies within one partition's window (spark_audit/checks/replication_gap.py): 64 bits
     make an accidental collision among a window's records negligible (about n^2 / 2^65). A null key or
     value hashes as an empty one, as before; the columns are hashed one after the other (each result
@@ -123,8 +124,8 @@ def record_marker(marker_headers: Iterable[str]) -> Column:
 
     The first position of each name in the header keys (array_position, compiled with the rest of
     the scan), the smallest of those: not a filter() lambda over every header, which Spark evaluates
-    record by record outside its generated code (0.5 core-s over 1M one-header records against 0.3,
-    bench/audit_scan.py --mode variants)."""
+    record by record outside its generated code (1M one-header records: 3.05 core-s with the marker
+    by array_position, 3.4 by filter(), 2.65-3.2 for the rows alone; measured as record_hash's)."""
     names = sorted(set(marker_headers))
     if not names:
         return F.lit(None).cast("string")

@@ -38,8 +38,9 @@ SETTINGS = {
     "spark.sql.session.timeZone": "UTC",
     # Spark 4.0's list without "kafka": the record scan reads through the Kafka source's V2 reader,
     # which makes each record an UnsafeRow once, not its V1 relation, which builds a Row per record
-    # and converts it back (1M records: 2.6 core-s to read instead of 3.8; bench/audit_scan.py --mode
-    # variants). Every other source keeps Spark's default (the audit's Parquet history among them).
+    # and converts it back (1M records of 512 bytes: 2.6 core-s to read instead of 3.6-4.0, the tasks'
+    # CPU in Spark's event log on this 2-core machine; bench/audit_scan.py --mode variants runs both).
+    # Every other source keeps Spark's default (the audit's Parquet history among them).
     V1_SOURCES: "avro,csv,json,orc,parquet,text",
 }
 # Where driver and executors share this machine (local[N], or a standalone master on loopback):
