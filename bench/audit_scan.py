@@ -20,14 +20,22 @@ records over 4 partitions with a tenant-marker header, then, in the same run:
   shape of a real estate's many quiet topics: the audit's scan (SCAN_FETCH_OPTIONS) against the same
   scan with the Kafka consumer's default fetch wait (500 ms), alternately, `--runs` times each on a warm
   local[2]; the answers must be equal. Prints the best time of each and the time per partition.
+- variants (not in `all`): where the scan's time goes. The plain consumer and, alternately, the audit's
+  scan before issue 26 (Kafka through Spark's V1 relation, SHA-256 over a concatenated copy, the marker
+  by a filter() lambda), the Kafka source's rows alone (V1 and V2), the rows plus each column alone
+  (either hash, either marker), the audit's scan as it is, and the audit's scan with other reader options
+  (minPartitions, the socket receive buffer, fetch sizes), on a warm local[2], `--runs` times each after
+  a warm-up: best records/s of each and its ratio to the plain consumer of the same run; the answers of
+  the audit's variants must be equal.
 
-Usage: python bench/audit_scan.py [--mode all|reference|cluster|partitions] [--records 1000000] [--value-bytes 512]
-       [--runs 3] [--small-topics 60]
+Usage: python bench/audit_scan.py [--mode all|reference|cluster|partitions|variants] [--records 1000000]
+       [--value-bytes 512] [--runs 3] [--small-topics 60]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -40,7 +48,7 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])  # the repo, not bench/ (
 
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from pyspark import SparkContext  # noqa: E402
-from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import Column, DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 
 from devstack import tools  # noqa: E402
@@ -49,8 +57,15 @@ from devstack.spark_cluster import SparkStandalone  # noqa: E402
 from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from spark_audit import records as scan_options  # noqa: E402
-from spark_audit.records import offset_window, read_records  # noqa: E402
-from spark_audit.run import spark_session  # noqa: E402
+from spark_audit.records import (  # noqa: E402
+    kafka_frame,
+    offset_window,
+    read_records,
+    record_hash,
+    record_marker,
+    record_rows,
+)
+from spark_audit.run import SETTINGS, V1_SOURCES, spark_session  # noqa: E402
 
 TOPIC, PARTITIONS = "bench.scan", 4
 
@@ -230,6 +245,111 @@ def scaling_verdict(one: Run, two: Run, ratio: float) -> str:
             + shared)
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One way of scanning the topic: which columns, which reader options, which session settings."""
+    name: str
+    columns: Callable[[DataFrame], DataFrame]  # the Kafka source's rows -> what the variant computes
+    options: dict[str, str] = field(default_factory=dict)  # reader options over SCAN_FETCH_OPTIONS
+    conf: dict[str, str] = field(default_factory=dict)  # session settings during the scan
+
+
+def answer(frame: DataFrame) -> tuple[int, ...]:
+    """count(*), plus count(marker) and the XOR of the hashes where the frame has them: every column
+    is computed (a bare count() of a projection would let Spark prune it)."""
+    aggregates = [F.count("*")]
+    if "marker" in frame.columns:
+        aggregates.append(F.count("marker"))
+    if "record_hash" in frame.columns:
+        aggregates.append(F.bit_xor(F.xxhash64("record_hash")))
+    return tuple(int(v) for v in frame.agg(*aggregates).first())
+
+
+def sha256_hash() -> Column:
+    """The audit's record hash before issue 26: SHA-256 (hex) of key NUL value NUL timestamp."""
+    return F.sha2(F.concat(F.coalesce("key", F.lit(b"")), F.lit(b"\x00"), F.coalesce("value", F.lit(b"")),
+                           F.lit(b"\x00"), F.unix_millis("timestamp").cast("string").cast("binary")), 256)
+
+
+def filter_marker(name: str) -> Column:
+    """The audit's marker before issue 26: the first header of that name, found by a filter() lambda."""
+    return F.get(F.expr(f"filter(headers, h -> h.key IN ({json.dumps(name)}))"), 0).getField("value").cast("string")
+
+
+def variants_of_the_scan() -> list[Variant]:
+    """The audit's scan before and after issue 26, and each of its parts alone."""
+    v1 = {V1_SOURCES: ",".join(sorted([*SETTINGS[V1_SOURCES].split(","), "kafka"]))}  # Spark's default
+    before = lambda raw: raw.select("topic", "partition", "offset", sha256_hash().alias("record_hash"),  # noqa: E731
+                                    filter_marker("lob").alias("marker"))
+    audit = lambda raw: record_rows(raw, "source", ["lob"])  # noqa: E731
+    return [
+        Variant("before: V1, SHA-256, filter()", before, conf=v1),
+        Variant("rows only, V1 source", lambda raw: raw, conf=v1),
+        Variant("rows only", lambda raw: raw),
+        Variant("rows + SHA-256", lambda raw: raw.select(sha256_hash().alias("record_hash"))),
+        Variant("rows + xxHash64", lambda raw: raw.select(record_hash().alias("record_hash"))),
+        Variant("rows + marker, filter()", lambda raw: raw.select(filter_marker("lob").alias("marker"))),
+        Variant("rows + marker, array_position", lambda raw: raw.select(record_marker(["lob"]).alias("marker"))),
+        Variant("audit (xxHash64 + marker)", audit),
+        Variant("audit, minPartitions 8", audit, options={"minPartitions": "8"}),
+        Variant("audit, receive buffer: OS", audit, options={"kafka.receive.buffer.bytes": "-1"}),
+        Variant("audit, 1 MiB fetches", audit, options={"kafka.max.partition.fetch.bytes": str(1024 * 1024)}),
+    ]
+
+
+def variants(config: dict, window: dict, runs: int) -> None:
+    """Where the scan's time goes: each variant and the plain consumer, alternated, on a warm local[2]."""
+    spark = spark_session("local[2]", "mm2gov-bench-scan",
+                          settings={"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))})
+    chosen = variants_of_the_scan()
+    jvm = SparkContext._gateway.proc.pid  # local[2]: the driver JVM runs the tasks
+    plain: list[tuple[int, float]] = []
+    plain_cpu: list[float] = []  # this process: librdkafka's threads and the Python loop
+    seconds: dict[str, list[float]] = {v.name: [] for v in chosen}
+    cpu: dict[str, list[float]] = {v.name: [] for v in chosen}  # the JVM's core-seconds per run
+    answers: dict[str, set[tuple[int, ...]]] = {v.name: set() for v in chosen}
+
+    def scan(variant: Variant) -> tuple[int, ...]:
+        saved = {key: spark.conf.get(key) for key in variant.conf}
+        for key, value in variant.conf.items():
+            spark.conf.set(key, value)
+        try:
+            return answer(variant.columns(kafka_frame(spark, config, window, variant.options)))
+        finally:
+            for key, value in saved.items():
+                spark.conf.set(key, value)
+
+    for variant in chosen:
+        scan(variant)  # warm-up: JVM, JIT, connector classes, each variant's code
+    for _ in range(runs):  # alternated, so that each sees the same machine
+        before = sum(os.times()[:2])
+        plain.append(consume_all(config, window))
+        plain_cpu.append(sum(os.times()[:2]) - before)
+        for variant in chosen:
+            before, began = process_cpu_seconds(jvm), time.perf_counter()
+            answers[variant.name].add(scan(variant))
+            seconds[variant.name].append(time.perf_counter() - began)
+            cpu[variant.name].append(process_cpu_seconds(jvm) - before)
+    spark.stop()
+    expected = sum(end - start for parts in window.values() for start, end in parts.values())
+    assert all(len(a) == 1 and next(iter(a))[0] == expected for a in answers.values()), answers
+    audits = {answer for v in chosen if v.name.startswith("audit") for answer in answers[v.name]}
+    befores = {answer[:2] for v in chosen if v.name.startswith("before") for answer in answers[v.name]}
+    assert len(audits) == 1, f"the audit's variants disagree: {audits}"
+    assert befores == {answer[:2] for answer in audits}, (befores, audits)  # records and marked: the same
+    count, best_plain = min(plain, key=lambda run: run[1])
+    plain_rate = count / best_plain
+    print(f"variants: {expected} records, local[2], best of {runs}, alternated with the plain consumer; "
+          "CPU: the reader's core-seconds, least of the runs")
+    print(f"  {'confluent-kafka consumer':<34} {best_plain:6.2f} s {plain_rate:>10,.0f} records/s  100%  "
+          f"CPU {min(plain_cpu):5.2f}")
+    for variant in chosen:
+        best = min(seconds[variant.name])
+        print(f"  {variant.name:<34} {best:6.2f} s {expected / best:>10,.0f} records/s  "
+              f"{expected / best / plain_rate:4.0%}  CPU {min(cpu[variant.name]):5.2f}  "
+              f"(all: {', '.join(f'{s:.2f}' for s in seconds[variant.name])} s)")
+
+
 def partitions(config: dict, topics: int, runs: int) -> None:
     names = [f"bench.small.{i}" for i in range(topics)]
     create_topics(admin_client(config), names, partitions=1)
@@ -269,7 +389,7 @@ def partitions(config: dict, topics: int, runs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["all", "reference", "cluster", "partitions"], default="all")
+    parser.add_argument("--mode", choices=["all", "reference", "cluster", "partitions", "variants"], default="all")
     parser.add_argument("--small-topics", type=int, default=60, help="topics of the partitions mode")
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--value-bytes", type=int, default=512)
@@ -287,6 +407,8 @@ def main() -> None:
                 print(f"wrote {args.records} records ({args.value_bytes}-byte values, {PARTITIONS} partitions) "
                       f"in {time.perf_counter() - began:.1f} s")
                 window = offset_window(config, {TOPIC: PARTITIONS}, args.records)
+            if args.mode == "variants":
+                variants(config, window, args.runs)
             if args.mode in ("all", "reference"):
                 reference(config, window, args.runs)
             if args.mode in ("all", "cluster"):

@@ -48,7 +48,7 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 
 from devstack.repo import tenant_yaml  # noqa: E402
 from devstack.stack import Stack, StackSpec  # noqa: E402
-from governance.compile.monitoring import METRIC_PREFIX  # noqa: E402
+from governance.compile.monitoring.common import METRIC_PREFIX  # noqa: E402
 from governance.config import load_inventory  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from governance.model.names import flow_id, remote_name  # noqa: E402

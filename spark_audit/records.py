@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from confluent_kafka import Consumer, TopicPartition
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_audit.model import SNAPSHOT_SCHEMAS
@@ -87,22 +87,58 @@ def read_records(spark: SparkSession, alias: str, config: dict[str, Any],
     """The `records` table rows of one cluster's window (an empty frame when the window is empty)."""
     if not window:
         return spark.createDataFrame(spark.sparkContext.emptyRDD(), SNAPSHOT_SCHEMAS["records"])
+    return record_rows(kafka_frame(spark, config, window), alias, marker_headers)
+
+
+def kafka_frame(spark: SparkSession, config: dict[str, Any], window: dict[str, dict[int, tuple[int, int]]],
+                options: dict[str, str] | None = None) -> DataFrame:
+    """Spark's Kafka source over exactly the window's offsets, headers included; `options` over
+    SCAN_FETCH_OPTIONS (the benchmark's variants)."""
     starting = {topic: {str(p): start for p, (start, _) in parts.items()} for topic, parts in window.items()}
     ending = {topic: {str(p): end for p, (_, end) in parts.items()} for topic, parts in window.items()}
     assign = {topic: sorted(parts) for topic, parts in window.items()}
-    raw = (spark.read.format("kafka").options(**spark_kafka_options(config), **SCAN_FETCH_OPTIONS)
-           .option("assign", json.dumps(assign)).option("startingOffsets", json.dumps(starting))
-           .option("endingOffsets", json.dumps(ending)).option("includeHeaders", "true")
-           .option("failOnDataLoss", "false").load())
+    fetch = {**SCAN_FETCH_OPTIONS, **(options or {})}
+    return (spark.read.format("kafka").options(**spark_kafka_options(config), **fetch)
+            .option("assign", json.dumps(assign)).option("startingOffsets", json.dumps(starting))
+            .option("endingOffsets", json.dumps(ending)).option("includeHeaders", "true")
+            .option("failOnDataLoss", "false").load())
+
+
+def record_hash() -> Column:
+    """The same record on two clusters: xxHash64 of key, value and timestamp (ms), as a decimal string.
+
+    A JVM builtin over the columns as they are, where SHA-256 (Spark's sha2 over a concatenated copy,
+    then hex) cost more CPU than reading the records: 1M records of 512 bytes took 2.6-3.2 core-s to
+    read, 3.3-3.6 with xxHash64, 6.1 with SHA-256 (the tasks' CPU in Spark's event log, this 2-core
+    machine, 2026-11-27; bench/audit_scan.py --mode variants runs the same variants). The hash
+    only matches copies within one partition's window (spark_audit/checks/replication_gap.py): 64 bits
+    make an accidental collision among a window's records negligible (about n^2 / 2^65). A null key or
+    value hashes as an empty one, as before; the columns are hashed one after the other (each result
+    seeds the next), so no separator is needed between them."""
+    return F.xxhash64(F.coalesce("key", F.lit(b"")), F.coalesce("value", F.lit(b"")),
+                      F.unix_millis("timestamp")).cast("string")
+
+
+def record_marker(marker_headers: Iterable[str]) -> Column:
+    """The value of the record's first header named one of `marker_headers` (null without one).
+
+    The first position of each name in the header keys (array_position, compiled with the rest of
+    the scan), the smallest of those: not a filter() lambda over every header, which Spark evaluates
+    record by record outside its generated code (1M one-header records: 3.05 core-s with the marker
+    by array_position, 3.4 by filter(), 2.65-3.2 for the rows alone; measured as record_hash's)."""
     names = sorted(set(marker_headers))
-    # F.get, not [0]: under ANSI mode (Spark 4's default) indexing past the end of an array is an
-    # error, and a record without a marker header is normal (it is what RECORD_TENANT_MISMATCH skips).
-    marker_headers_only = F.expr(f"filter(headers, h -> h.key IN ({', '.join(json.dumps(n) for n in names)}))")
-    marker = (F.get(marker_headers_only, 0).getField("value").cast("string") if names
-              else F.lit(None).cast("string"))
-    millis = F.unix_millis("timestamp")
-    record_hash = F.sha2(F.concat(F.coalesce("key", F.lit(b"")), F.lit(b"\x00"), F.coalesce("value", F.lit(b"")),
-                                  F.lit(b"\x00"), millis.cast("string").cast("binary")), 256)
-    return raw.select(F.lit(alias).alias("cluster"), "topic", "partition", "offset", millis.alias("timestamp"),
-                      record_hash.alias("record_hash"), marker.alias("marker"),
+    if not names:
+        return F.lit(None).cast("string")
+    keys = F.col("headers").getField("key")  # null for a record without headers: the marker is null
+    positions = [F.nullif(F.array_position(keys, name), F.lit(0)) for name in names]  # 1-based; 0: absent
+    first = positions[0] if len(positions) == 1 else F.least(*positions)  # least skips nulls
+    # F.get, not [i]: under ANSI mode (Spark 4's default) indexing out of range is an error; get gives null.
+    return F.get("headers", first - 1).getField("value").cast("string")
+
+
+def record_rows(raw: DataFrame, alias: str, marker_headers: Iterable[str]) -> DataFrame:
+    """The `records` table's columns from the Kafka source's rows."""
+    return raw.select(F.lit(alias).alias("cluster"), "topic", "partition", "offset",
+                      F.unix_millis("timestamp").alias("timestamp"), record_hash().alias("record_hash"),
+                      record_marker(marker_headers).alias("marker"),
                       F.lit(None).cast("map<string,string>").alias("headers"))
