@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,8 +21,13 @@ import pytest
 from devstack.demo import DEMO_CLUSTERS
 from devstack.kafka import ADMIN_USER
 from devstack.stack import Stack, StackSpec
+from governance.errors import RuntimeFailure
+from governance.kafka.admin import admin_client, create_acls, upsert_scram_user
 from governance.kafka.quotas import LiveQuotas, alter_user_quotas, describe_user_quotas, quota_client
+from governance.model.acl import AclBinding
 from governance.model.quota import QUOTA_KEYS, ClientQuota, QuotaChange
+from governance.secrets.store import DirSecretStore
+from governance.secrets.values import SecretValue, random_password
 from tests.conftest import run_cli
 from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
 from tests.tools.kafka_tool import CONFIG_COMMAND, kafka_tool
@@ -173,8 +179,46 @@ def test_a_quota_the_brokers_refuse_is_one_message_naming_cluster_and_principal(
     with quota_client("cloud", acme_stack.kafka["cloud"].admin_config()) as client:
         before = describe_user_quotas("cloud", client)
         refused = QuotaChange("cloud", "User:refused", None, ClientQuota(producer_byte_rate=-5))
-        with pytest.raises(Exception, match=r"^cluster cloud: the brokers refused the client quota of "
-                                            r"User:refused: INVALID_REQUEST") as caught:
+        with pytest.raises(RuntimeFailure, match=r"^cluster cloud: the brokers refused the client quota of "
+                                                 r"User:refused: INVALID_REQUEST"):
             alter_user_quotas("cloud", client, [refused], validate_only=True)
-        assert type(caught.value).__name__ == "RuntimeFailure"
+        with pytest.raises(RuntimeFailure, match=r"^cluster cloud: the brokers refused the client quota of "
+                                                 r"User:refused: INVALID_REQUEST"):
+            alter_user_quotas("cloud", client, [refused])
         assert describe_user_quotas("cloud", client) == before
+
+
+LIMITED = "limited-admin"  # may do everything apply needs on cloud but ALTER_CONFIGS on the cluster
+LIMITED_ACLS = [AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", "ALL"),
+                AclBinding(f"User:{LIMITED}", "TOPIC", "*", "LITERAL", "ALL"),
+                AclBinding(f"User:{LIMITED}", "GROUP", "*", "LITERAL", "ALL"),
+                AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", "ALTER_CONFIGS", "DENY")]
+
+
+def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(acme_stack, estate, tmp_path):
+    """AlterClientQuotas needs ALTER_CONFIGS on the cluster: with cloud's admin denied it, applying the sized repo
+    over the unsized state is refused in one line naming cloud and the MM2 principal, exit 3, and onprem, whose
+    admin may set its quota, is not changed either (every cluster's quotas are validated before any change)."""
+    apply(estate["unsized"], estate["secrets"])
+    password = random_password()
+    cloud = admin_client(acme_stack.kafka["cloud"].admin_config())
+    upsert_scram_user(cloud, LIMITED, password)
+    create_acls(cloud, LIMITED_ACLS)
+    repo, secrets = tmp_path / "limited", tmp_path / "secrets"
+    shutil.copytree(estate["sized"], repo)
+    shutil.copytree(estate["secrets"], secrets)
+    clusters = (repo / "clusters.yaml").read_text()
+    assert "admin_credentials_secret: cloud-admin}" in clusters
+    (repo / "clusters.yaml").write_text(clusters.replace("admin_credentials_secret: cloud-admin}",
+                                                         "admin_credentials_secret: cloud-limited}"))
+    store = DirSecretStore(secrets)
+    store.put("cloud-limited", "username", SecretValue(LIMITED))
+    store.put("cloud-limited", "password", password)
+    before = {alias: quotas_by_admin_api(acme_stack, alias) for alias in SIZED_CLUSTERS}
+    refused = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
+    assert refused.returncode == 3, refused.stdout + refused.stderr
+    assert (f"cluster cloud: the brokers refused the client quota of {MM2}: CLUSTER_AUTHORIZATION_FAILED"
+            in refused.stderr), refused.stderr
+    assert {alias: quotas_by_admin_api(acme_stack, alias) for alias in SIZED_CLUSTERS} == before
+    assert not owned_keys(before["onprem"])  # onprem would have got the MM2's fetch quota
+    apply(estate["sized"], estate["secrets"])  # back to the sized state, for whichever test runs next
