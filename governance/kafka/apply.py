@@ -137,8 +137,9 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
                 dry_run: bool = False, batch_size: int = 1000) -> list[ClusterChanges]:
     """Reconcile every cluster, clusters in parallel (each its own AdminClient and order).
 
-    Every cluster is reached and planned before any is changed: an unreachable cluster or a
-    missing admin secret stops the run with nothing applied anywhere.
+    Every cluster is reached and planned, and its quota changes validated by its brokers, before any is
+    changed: an unreachable cluster, a missing admin secret or a refused quota stops the run with nothing
+    applied anywhere.
     """
     aliases = sorted(clusters)
     with ThreadPoolExecutor(max_workers=max(len(aliases), 1), thread_name_prefix="mm2gov-apply") as pool:
@@ -155,10 +156,11 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
             log.info("%s: %d to delete, %d to create, %d users to delete, %d to create, %d foreign bindings, "
                      "%d client quotas to change", changes.cluster, len(changes.delete_acls), len(changes.create_acls),
                      len(changes.delete_users), len(changes.create_users), len(changes.foreign), len(changes.quotas))
-        # would the brokers take every quota? (asked with validate_only, before anything changes anywhere)
-        list(pool.map(lambda changes: validate_quotas(changes, configs[changes.cluster]),
-                      [changes for changes, _ in planned if changes.quotas]))
         if not dry_run:
+            # would the brokers take every quota? (validate_only, before anything changes anywhere; not on a dry
+            # run or drift, which only read and may run with an admin that can read but not alter)
+            list(pool.map(lambda changes: validate_quotas(changes, configs[changes.cluster]),
+                          [changes for changes, _ in planned if changes.quotas]))
             futures = [pool.submit(_execute_cluster, alias, clusters[alias], changes, live, state, configs[alias],
                                    store, batch_size)
                        for alias, (changes, live) in zip(aliases, planned, strict=True) if changes.count]

@@ -21,6 +21,7 @@ import pytest
 from devstack.demo import DEMO_CLUSTERS
 from devstack.kafka import ADMIN_USER
 from devstack.stack import Stack, StackSpec
+from governance.config import load_inventory
 from governance.errors import RuntimeFailure
 from governance.kafka.admin import admin_client, create_acls, upsert_scram_user
 from governance.kafka.quotas import LiveQuotas, alter_user_quotas, describe_user_quotas, quota_client
@@ -186,6 +187,20 @@ def test_a_quota_the_brokers_refuse_is_one_message_naming_cluster_and_principal(
                                                  r"User:refused: INVALID_REQUEST"):
             alter_user_quotas("cloud", client, [refused])
         assert describe_user_quotas("cloud", client) == before
+
+
+def test_the_audit_collects_every_user_quota_as_the_brokers_hold_it(acme_stack, estate):
+    """The audit's snapshot table `quotas` (spark_audit/collect.py), which MM2_PRINCIPAL_WITHOUT_QUOTA reads: every
+    key of every named user entity, mm2gov's and not, as kafka-configs prints them."""
+    from spark_audit.collect import collect
+
+    apply(estate["sized"], estate["secrets"])
+    collected = collect(load_inventory(estate["sized"]).clusters, DirSecretStore(estate["secrets"]))
+    assert collected.partial == []
+    for alias in DEMO_CLUSTERS:
+        by_kafka = quotas_by_kafka_configs(acme_stack, alias, estate["scratch"])
+        assert sorted(row[1:] for row in collected.rows["quotas"] if row[0] == alias) == sorted(
+            (principal, key, value) for principal, values in by_kafka.items() for key, value in values.items())
 
 
 LIMITED = "limited-admin"  # may do everything apply needs on cloud but ALTER_CONFIGS on the cluster
