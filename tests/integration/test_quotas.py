@@ -1,11 +1,12 @@
 """Client quotas on real brokers (issue 27): `apply` of the sized acme repo sets exactly OUT/quotas/<cluster>.json,
 read back with Kafka's own kafka-configs and with the admin API; a neighbour's quota and a key mm2gov does not own
 stay as they were; a second apply changes nothing; removing the capacity removes exactly mm2gov's keys; `drift`
-sees a quota changed or removed behind mm2gov's back.
+sees a quota changed or removed behind mm2gov's back; a quota the brokers refuse stops apply with nothing applied;
+the audit collects the quotas as the brokers hold them.
 
 The stack here has examples/acme's three clusters (onprem, onprem-dr, cloud; Kafka only), so the repo is the
-sized acme repo with only its clusters.yaml pointed at them, as the demo does. Each test applies the state it
-starts from, so the tests hold in any order.
+sized acme repo with only its clusters.yaml pointed at them, as the demo does (the session stack's clusters are
+`source` and `target`). Each test applies the state it starts from, so the tests hold in any order.
 """
 
 from __future__ import annotations
@@ -173,7 +174,6 @@ def test_removing_the_capacity_removes_exactly_mm2govs_keys(acme_stack, estate):
         if alias in SIZED_CLUSTERS:
             assert live[MM2] == NOT_OURS  # what was not mm2gov's stays
             assert live[NEIGHBOUR] == NEIGHBOUR_QUOTA
-    apply(estate["sized"], estate["secrets"])  # back to the sized state, for whichever test runs next
 
 
 def test_a_quota_the_brokers_refuse_is_one_message_naming_cluster_and_principal(acme_stack):
@@ -197,7 +197,8 @@ def test_the_audit_collects_every_user_quota_as_the_brokers_hold_it(acme_stack, 
     apply(estate["sized"], estate["secrets"])
     collected = collect(load_inventory(estate["sized"]).clusters, DirSecretStore(estate["secrets"]))
     assert collected.partial == []
-    for alias in DEMO_CLUSTERS:
+    assert {row[0] for row in collected.rows["quotas"]} == set(SIZED_CLUSTERS)  # onprem-dr holds none
+    for alias in SIZED_CLUSTERS:
         by_kafka = quotas_by_kafka_configs(acme_stack, alias, estate["scratch"])
         assert sorted(row[1:] for row in collected.rows["quotas"] if row[0] == alias) == sorted(
             (principal, key, value) for principal, values in by_kafka.items() for key, value in values.items())
@@ -236,4 +237,3 @@ def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(acme_stack, est
             in refused.stderr), refused.stderr
     assert {alias: quotas_by_admin_api(acme_stack, alias) for alias in SIZED_CLUSTERS} == before
     assert not owned_keys(before["onprem"])  # onprem would have got the MM2's fetch quota
-    apply(estate["sized"], estate["secrets"])  # back to the sized state, for whichever test runs next
