@@ -58,10 +58,11 @@ def snapshot(alias: str, config: dict[str, Any]) -> ClusterSnapshot:
     admin = kafka_admin.admin_client(config)
     metadata = cluster_metadata(alias, config, admin)
     with quotas.quota_client(alias, config) as client:
-        live_quotas = quotas.describe_user_quotas(alias, client)
+        supported = quotas.supports_quotas(client)
+        live_quotas = quotas.describe_user_quotas(alias, client) if supported else {}
     return ClusterSnapshot(alias, frozenset(kafka_admin.describe_acls(admin)),
                            frozenset(kafka_admin.scram_users(admin)), frozenset(ownership.read_owned(config)),
-                           frozenset(metadata.topics), live_quotas)
+                           frozenset(metadata.topics), live_quotas, supported)
 
 
 def _reason(exc: Exception) -> str:
@@ -74,7 +75,11 @@ def plan_cluster(alias: str, state: DesiredState, config: dict[str, Any],
     desired = set(state.bindings.get(alias, set()))
     principals = state.scram_users().get(alias, set())
     live = snapshot(alias, config)
-    return reconcile(alias, desired, principals, live, topics, state.quotas.get(alias, {})), live
+    wanted = state.quotas.get(alias, {})
+    if wanted and not live.quotas_supported:
+        raise RuntimeFailure(f"cluster {alias}: its brokers do not support client quotas (DescribeClientQuotas and "
+                             f"AlterClientQuotas, Kafka 2.6+, KIP-546), and the repo sets {len(wanted)} there")
+    return reconcile(alias, desired, principals, live, topics, wanted), live
 
 
 def source_partitions(state: DesiredState, configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:

@@ -88,6 +88,17 @@ def _error(code: int, message: str | None) -> str:
     return f"{getattr(error, 'message', error.__name__)}: {message or error.description}"
 
 
+def supports_quotas(client: KafkaNetClient) -> bool:
+    """Whether the brokers answer DescribeClientQuotas and AlterClientQuotas (KIP-546: Kafka 2.6 and later; mm2gov
+    serves brokers from Kafka 2.1, which hold no quota of this kind for apply to read)."""
+    try:
+        client.api_version(DescribeClientQuotasRequest)
+        client.api_version(AlterClientQuotasRequest)
+    except kafka_errors.IncompatibleBrokerVersion:
+        return False
+    return True
+
+
 def describe_user_quotas(alias: str, client: KafkaNetClient) -> LiveQuotas:
     """Every quota set on a named `user` entity of the cluster (all keys, mm2gov's or not), by principal."""
     request = DescribeClientQuotasRequest(

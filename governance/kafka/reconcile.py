@@ -19,6 +19,7 @@ class ClusterSnapshot:
     topics: frozenset[str] = frozenset()
     # principal ("User:...") -> every quota key set on its `user` entity (mm2gov's and any other)
     quotas: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    quotas_supported: bool = True  # False: brokers older than Kafka 2.6 (no DescribeClientQuotas), nothing read
 
 
 @dataclass

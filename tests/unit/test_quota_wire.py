@@ -3,7 +3,9 @@ simulation of the brokers assumes) and the kafka-python settings of a confluent-
 
 from __future__ import annotations
 
-from governance.kafka.quotas import _entry, client_settings
+from kafka.errors import IncompatibleBrokerVersion
+
+from governance.kafka.quotas import _entry, client_settings, supports_quotas
 from governance.model.quota import ClientQuota, QuotaChange
 
 
@@ -27,3 +29,20 @@ def test_settings_follow_the_confluent_config():
         "SCRAM-SHA-512", "admin", "pw")
     assert scram["ssl_context"].check_hostname is False  # as librdkafka's "none"
     assert client_settings({"bootstrap.servers": "a:1", "security.protocol": "SSL"})["ssl_context"].check_hostname
+
+
+class _Brokers:
+    """A client whose brokers answer the quota APIs, or not (kafka-python raises IncompatibleBrokerVersion)."""
+
+    def __init__(self, speaks: bool) -> None:
+        self.speaks = speaks
+
+    def api_version(self, operation: object) -> int:
+        if not self.speaks:
+            raise IncompatibleBrokerVersion(f"{operation} not supported")
+        return 1
+
+
+def test_brokers_older_than_kafka_2_6_have_no_client_quota_calls():
+    assert supports_quotas(_Brokers(speaks=True))  # type: ignore[arg-type]
+    assert not supports_quotas(_Brokers(speaks=False))  # type: ignore[arg-type]
