@@ -92,8 +92,9 @@ def supports_quotas(client: KafkaNetClient) -> bool:
     """Whether the brokers answer DescribeClientQuotas and AlterClientQuotas (KIP-546: Kafka 2.6 and later; mm2gov
     serves brokers from Kafka 2.1, which hold no quota of this kind for apply to read)."""
     try:
-        client.api_version(DescribeClientQuotasRequest)
-        client.api_version(AlterClientQuotasRequest)
+        for request in (DescribeClientQuotasRequest, AlterClientQuotasRequest):
+            # max_version given: the compatibility client passes None on, which the version lookup cannot compare
+            client.api_version(request, max_version=request.max_version)
     except kafka_errors.IncompatibleBrokerVersion:
         return False
     return True

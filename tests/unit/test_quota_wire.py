@@ -37,7 +37,7 @@ class _Brokers:
     def __init__(self, speaks: bool) -> None:
         self.speaks = speaks
 
-    def api_version(self, operation: object) -> int:
+    def api_version(self, operation: object, max_version: int) -> int:
         if not self.speaks:
             raise IncompatibleBrokerVersion(f"{operation} not supported")
         return 1
