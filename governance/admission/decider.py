@@ -8,7 +8,6 @@ evaluation error or a malformed decision: each is a denial with its reason (fail
 
 from __future__ import annotations
 
-import http.client
 import json
 import logging
 import time
@@ -19,8 +18,8 @@ from typing import Any
 
 from governance.admission.facts import policy_input
 from governance.admission.namespaces import NamespaceSource, namespace_source
-from governance.admission.opa import OpaConnection
 from governance.admission.sync import RepoSync
+from governance.policy.opa_http import OpaConnection, OpaUnavailable
 
 log = logging.getLogger("mm2gov.admission")
 DECISION_PATH = "/v1/data/mm2gov/admission/decision"
@@ -85,15 +84,16 @@ class AdmissionDecider:
         document = {"input": policy_input(request, labels, self.sync.index)}
         began = time.perf_counter()
         try:
-            status, body = self.opa.request("POST", DECISION_PATH, document)
-        except (OSError, http.client.HTTPException) as exc:
-            return Verdict(False, reason=f"mm2gov admission: policy engine (OPA) unreachable "
-                                         f"({type(exc).__name__}); denied (fail closed)")
+            answer = self.opa.request("POST", DECISION_PATH, document)
+        except OpaUnavailable as exc:  # the reason reaches the user: the cause, never OPA's address
+            log.debug("%s", exc)  # the sync loop says so once per check; a line per review would flood
+            return Verdict(False, reason=f"mm2gov admission: policy engine (OPA) unreachable ({exc.cause}); denied "
+                                         "(fail closed)")
         log.debug("OPA answered in %.1f ms", (time.perf_counter() - began) * 1000)
-        if status != 200:
-            return Verdict(False, reason=f"mm2gov admission: policy evaluation failed (OPA HTTP {status}); "
+        if answer.status != 200:
+            return Verdict(False, reason=f"mm2gov admission: policy evaluation failed (OPA HTTP {answer.status}); "
                                          "denied (fail closed)")
-        return parse_verdict(body)
+        return parse_verdict(answer.body)
 
 
 def parse_verdict(body: bytes) -> Verdict:

@@ -6,22 +6,25 @@ cache is filled; the body says when a newer repo on disk was refused) and `/metr
 (Prometheus). Logs carry kind, namespace, name, result and rules,
 never the object. Each connection is served by its own thread with keep-alive;
 the TLS handshake happens in that thread, so a slow client cannot stall the others.
+HTTP itself (parsing, limits, one write per answer) is `connection`'s.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import socket
+import socketserver
 import ssl
 import sys
 import time
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from governance.admission.connection import HttpConnection, Refused, Request
 from governance.admission.decider import AdmissionDecider, Verdict
 from governance.admission.envelope import MAX_BODY_BYTES, BadReview, denial_message, parse_review, response
 
@@ -91,14 +94,10 @@ class Metrics:
         self.latency.observe(seconds)
 
 
-class Headers(dict):
-    """Request headers by lower-cased name; `get` takes any case, as email.message.Message's does."""
+class WebhookServer(socketserver.ThreadingTCPServer):
+    """One thread per connection (TLS handshake included: a slow client cannot stall the others)."""
 
-    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
-        return super().get(name.lower(), default)
-
-
-class WebhookServer(ThreadingHTTPServer):
+    allow_reuse_address = True
     daemon_threads = True
     request_queue_size = 128
 
@@ -124,138 +123,76 @@ def tls_context(cert: Path, key: Path) -> ssl.SSLContext:
     return context
 
 
-class WebhookHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: the API server reuses connections
+JSON, TEXT = "application/json", "text/plain"
+
+
+def _json(document: dict) -> bytes:
+    return json.dumps(document, separators=(",", ":")).encode()
+
+
+class WebhookHandler(socketserver.BaseRequestHandler):
+    """One TLS connection: requests read by `connection.HttpConnection`, answered here, one at a time."""
+
     server: WebhookServer
-    timeout = 30
-    # The answer leaves in one write (headers and body buffered, flushed after each request) with
-    # TCP_NODELAY: written in two parts, the body waited for the client's delayed ACK of the
-    # headers (Nagle), 40 ms on every keep-alive request from a Go client such as the API server.
-    wbufsize = 64 * 1024
-    disable_nagle_algorithm = True
-
-    def setup(self) -> None:
-        super().setup()
-        try:
-            self.connection.do_handshake()  # type: ignore[attr-defined]
-        except (ssl.SSLError, OSError):
-            self.close_connection = True
-            raise
-
-    MAX_HEADER_LINE = 65_536
-    MAX_HEADERS = 100
-
-    def parse_request(self) -> bool:
-        """The request line and headers, as BaseHTTPRequestHandler.parse_request reads them, without
-        the email package (about a fifth of the webhook's CPU per request went to it). Stricter: a
-        header given twice, or a line that is not `name: value`, is a bad request."""
-        self.command = None
-        self.request_version = "HTTP/1.0"  # what an error answer is written as (HTTP/0.9 would have no status)
-        self.close_connection = True
-        self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
-        words = self.requestline.split()
-        if len(words) != 3:
-            self.send_error(HTTPStatus.BAD_REQUEST, "Bad request syntax")
-            return False
-        command, path, version = words
-        if version not in ("HTTP/1.0", "HTTP/1.1"):
-            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED if version.startswith("HTTP/")
-                            else HTTPStatus.BAD_REQUEST, "Unsupported HTTP version")
-            return False
-        self.command, self.path, self.request_version = command, path, version
-        self.close_connection = version != "HTTP/1.1"
-        headers = Headers()
-        for _ in range(self.MAX_HEADERS + 1):
-            line = self.rfile.readline(self.MAX_HEADER_LINE + 1)
-            if len(line) > self.MAX_HEADER_LINE:
-                self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Line too long")
-                return False
-            if line in (b"\r\n", b"\n", b""):
-                break
-            name, colon, value = line.decode("iso-8859-1").partition(":")
-            key = name.strip().lower()
-            if not colon or not key or name != name.rstrip() or key in headers:
-                self.send_error(HTTPStatus.BAD_REQUEST, "Bad header")
-                return False
-            headers[key] = value.strip()
-        else:
-            self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Too many headers")
-            return False
-        self.headers = headers  # type: ignore[assignment]
-        connection = headers.get("connection", "").lower()
-        if connection == "close":
-            self.close_connection = True
-        elif connection == "keep-alive":
-            self.close_connection = False
-        if headers.get("expect", "").lower() == "100-continue" and version == "HTTP/1.1":
-            return self.handle_expect_100()
-        return True
-
-    def handle_expect_100(self) -> bool:
-        """An interim 100 Continue must leave now: the buffered answer would hold it back."""
-        proceed = super().handle_expect_100()
-        self.wfile.flush()
-        return proceed
+    request: ssl.SSLSocket
+    TIMEOUT = 30  # seconds a connection may stay silent, idle or in the middle of a request
 
     def handle(self) -> None:
+        sock = self.request
+        sock.settimeout(self.TIMEOUT)
+        # Each answer leaves in one write (HttpConnection.send): with Nagle off, nothing waits for the client's
+        # delayed ACK. Written in two parts, the body waited 40 ms on every keep-alive request from a Go client.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        connection = HttpConnection(sock, MAX_BODY_BYTES)
         try:
-            super().handle()
-        except (ssl.SSLError, ConnectionError, TimeoutError):
-            self.close_connection = True
-
-    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _send_json(self, status: int, document: dict) -> None:
-        self._send(status, json.dumps(document, separators=(",", ":")).encode())
-
-    def do_GET(self) -> None:
-        if self.path == "/healthz":
-            self._send(200, b"ok\n", "text/plain")
-        elif self.path == "/readyz":
-            ready, text = self.server.decider.readiness()
-            self._send(200 if ready else 503, text.encode(), "text/plain")
-        elif self.path == "/metrics":
-            self._send(200, generate_latest(self.server.metrics.registry), CONTENT_TYPE_LATEST)
-        else:
-            self._send(404, b"not found\n", "text/plain")
-
-    def do_POST(self) -> None:
-        began = time.perf_counter()
-        if self.path.split("?")[0] != "/validate":
-            self._send(404, b"not found\n", "text/plain")
-            return
-        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        try:
-            length = int(self.headers.get("Content-Length") or "-1")
-        except ValueError:
-            length = -1
-        if content_type != "application/json" or not 0 <= length <= MAX_BODY_BYTES:
+            sock.do_handshake()
+            for request in connection.requests():
+                status, body, content_type = self._route(request)
+                connection.send(status, body, content_type, close=not request.keep_alive)
+                if not request.keep_alive:
+                    return
+        except Refused as refused:
             self.server.metrics.bad_requests.inc()
-            self.close_connection = True  # the body (if any) is not read: the connection cannot be reused
-            self._send_json(400 if content_type == "application/json" else 415,
-                            {"error": "expected an application/json AdmissionReview with a Content-Length "
-                                      f"of at most {MAX_BODY_BYTES} bytes"})
-            return
-        body = self.rfile.read(length)
+            log.debug("refused a request from %s: %d %s", self.client_address[0], refused.status, refused.why)
+            with contextlib.suppress(OSError):  # gone already: nothing to tell
+                connection.send(refused.status, _json({"error": refused.why}), JSON, close=True)
+        except OSError:  # TLS failures, resets and timeouts among them: the client is gone
+            log.debug("connection from %s ended", self.client_address[0], exc_info=True)
+
+    def _route(self, request: Request) -> tuple[int, bytes, str]:
+        path, method = request.path, request.method
+        if path == "/validate":
+            if method != "POST":
+                return 405, b"POST only\n", TEXT
+            return self._validate(request)
+        if path in ("/healthz", "/readyz", "/metrics") and method != "GET":
+            return 405, b"GET only\n", TEXT
+        if path == "/healthz":
+            return 200, b"ok\n", TEXT
+        if path == "/readyz":
+            ready, text = self.server.decider.readiness()
+            return (200 if ready else 503), text.encode(), TEXT
+        if path == "/metrics":
+            return 200, generate_latest(self.server.metrics.registry), CONTENT_TYPE_LATEST
+        return 404, b"not found\n", TEXT
+
+    def _validate(self, http: Request) -> tuple[int, bytes, str]:
+        began = time.perf_counter()
+        if http.content_type != JSON:
+            self.server.metrics.bad_requests.inc()
+            return 415, _json({"error": "expected an application/json AdmissionReview"}), JSON
         try:
-            request = parse_review(body)
+            request = parse_review(http.body)
         except BadReview as exc:
             self.server.metrics.bad_requests.inc()
             log.warning("bad AdmissionReview: %s", exc)
             if exc.uid is None:
-                self._send_json(400, {"error": str(exc)})
-            else:
-                self._send_json(200, response(exc.uid, False, f"mm2gov admission: malformed request: {exc}", 400))
-            return
+                return 400, _json({"error": str(exc)}), JSON
+            return 200, _json(response(exc.uid, False, f"mm2gov admission: malformed request: {exc}", 400)), JSON
         verdict = self._decide(request)
         kind = request["kind"]["kind"]
         message = denial_message(list(verdict.violations)) if verdict.violations else verdict.reason
-        self._send_json(200, response(request["uid"], verdict.allowed, message))
+        answer = _json(response(request["uid"], verdict.allowed, message))
         seconds = time.perf_counter() - began
         self.server.metrics.record(kind[:64], verdict, seconds)
         if log.isEnabledFor(logging.INFO):  # the arguments cost more than the call when INFO is off
@@ -263,6 +200,7 @@ class WebhookHandler(BaseHTTPRequestHandler):
                      request.get("namespace", "")[:64], request.get("name", "")[:64],
                      "allowed" if verdict.allowed else "denied",
                      "".join(f" {v.get('rule')}" for v in verdict.violations[:10]), seconds * 1000)
+        return 200, answer, JSON
 
     def _decide(self, request: dict) -> Verdict:
         try:
@@ -271,10 +209,6 @@ class WebhookHandler(BaseHTTPRequestHandler):
             log.error("decision failed: %s", type(exc).__name__)
             return Verdict(False, reason=f"mm2gov admission: internal error ({type(exc).__name__}); denied "
                                          "(fail closed)")
-
-    def log_message(self, format: str, *args: object) -> None:
-        if log.isEnabledFor(logging.DEBUG):  # called for every request: format only what is logged
-            log.debug("%s %s", self.address_string(), format % args)
 
 
 def serve(repo: Path, opa_url: str, cert: Path, key: Path, host: str, port: int, namespace_labels=None,

@@ -10,7 +10,6 @@ gets the policies and the last good repo again.
 
 from __future__ import annotations
 
-import http.client
 import json
 import logging
 import threading
@@ -20,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from governance.admission.opa import OpaConnection
 from governance.admission.ownership import TenantIndex
 from governance.config import load_inventory
 from governance.errors import MM2GovError
 from governance.model.tenancy import MalformedDecision, parse_tenancy
 from governance.policy.input import build_input
+from governance.policy.opa_http import OpaConnection, OpaUnavailable
 
 log = logging.getLogger("mm2gov.admission")
 REPO_DATA_PATH = "/v1/data/mm2gov_repo"
@@ -93,8 +92,8 @@ class RepoSync:
         candidate.pop("locations", None)
         try:
             decision = self._repo_decision(candidate)
-        except (OSError, http.client.HTTPException) as exc:
-            log.error("cannot judge the governance repo on disk (OPA: %s); checking again", type(exc).__name__)
+        except OpaUnavailable as exc:
+            log.error("cannot judge the governance repo on disk (%s); checking again", exc)
             return False
         except _NoDecision:
             log.error("OPA gave no repo decision (policies missing?); checking again")
@@ -135,9 +134,9 @@ class RepoSync:
             log.error("governance repo %s refused, keeping the last good one in force: %s", self.repo, why)
 
     def _repo_decision(self, document: dict[str, Any]) -> dict[str, Any]:
-        status, body = self.opa.request("POST", REPO_DECISION_PATH, {"input": {**document, "locations": {}}})
+        answer = self.opa.request("POST", REPO_DECISION_PATH, {"input": {**document, "locations": {}}})
         try:
-            result = json.loads(body).get("result") if status == 200 else None
+            result = json.loads(answer.body).get("result") if answer.status == 200 else None
         except (ValueError, AttributeError):
             result = None
         if not isinstance(result, dict) or not isinstance(result.get("violations"), list):
@@ -161,11 +160,11 @@ class RepoSync:
                 log.warning("OPA lost the governance repo (restarted?): uploading policies and repo again")
                 self.upload_policies()
             self.opa.request("DELETE", SCOPES_DATA_PATH)  # never new repo data with old scopes
-            status, _ = self.opa.request("PUT", REPO_DATA_PATH, self.document)
+            status = self.opa.request("PUT", REPO_DATA_PATH, self.document).status
             if status < 300 and isinstance(self.scopes, dict):
                 self.opa.request("PUT", SCOPES_DATA_PATH, self.scopes)
-        except (OSError, http.client.HTTPException, MM2GovError) as exc:
-            log.error("cannot push the governance repo to OPA: %s", type(exc).__name__)
+        except MM2GovError as exc:  # OpaUnavailable among them
+            log.error("cannot push the governance repo to OPA: %s", exc)
             return False
         if status >= 300:
             log.error("OPA refused the governance repo: HTTP %d", status)
@@ -177,10 +176,10 @@ class RepoSync:
     def _opa_holds_repo(self) -> bool | None:
         """Whether OPA holds the repo; None when it does not answer."""
         try:
-            status, body = self.opa.request("GET", REPO_DATA_PATH + "/clusters")
-        except (OSError, http.client.HTTPException):
+            answer = self.opa.request("GET", REPO_DATA_PATH + "/clusters")
+        except OpaUnavailable:
             return None
-        return status == 200 and b'"result"' in body
+        return answer.status == 200 and b'"result"' in answer.body
 
     def _opa_has_repo(self) -> bool:
         return bool(self._opa_holds_repo())

@@ -16,6 +16,13 @@ The arithmetic, and why:
   catch-up rate on a cluster of N brokers gets the rate over N on each, rounded up: the MM2 principal's
   fetch quota on the source, its produce quota on the target. Partitions spread evenly over the brokers
   reach the whole rate; a skewed spread reaches less, never more.
+- records per exactly-once transaction (`transaction_records`): an exactly_once flow commits one transaction per
+  poll of its source consumer (KIP-618's `transaction.boundary=poll`), and each commit costs a fixed few round
+  trips (flush, offsets, EndTxn, markers) whatever it carries; so a poll, when there is a backlog, takes
+  TRANSACTION_MS of the task's catch-up rate (catch-up rate / tasks) at RECORD_BYTES a record:
+  ceil(rate / tasks * TRANSACTION_MS / 1000 / RECORD_BYTES), within [MIN_, MAX_TRANSACTION_RECORDS]. A flow
+  without capacity gets DEFAULT_TRANSACTION_RECORDS. A paced feed polls what has arrived (fewer records), so
+  this bounds catch-up transactions only, never adds latency (docs/generate-apply.md, "What it costs").
 """
 
 from __future__ import annotations
@@ -38,6 +45,24 @@ class Capacity(BaseModel):
     heap: StrictStr  # JVM heap per node (-Xms and -Xmx)
     source_fetch_byte_rate: StrictInt  # the MM2 principal's consumer_byte_rate on each source broker
     target_produce_byte_rate: StrictInt  # its producer_byte_rate on each target broker
+
+
+# Records per exactly-once transaction (the source consumer's max.poll.records; bench/replication.py's figures are
+# in docs/generate-apply.md): Kafka's default (500) commits every 500 records, and the commits, not the copying,
+# bound a catch-up. The default is about what a task at 10 MB/s gets (4,883).
+TRANSACTION_MS = 250  # of the task's catch-up rate in one transaction
+RECORD_BYTES = 512  # planning size of a record (smaller records: more per transaction, up to the maximum)
+MIN_TRANSACTION_RECORDS = 500  # Kafka's max.poll.records default: never fewer
+MAX_TRANSACTION_RECORDS = 20_000  # a transaction holds its records invisible until it commits: bounded
+DEFAULT_TRANSACTION_RECORDS = 5_000  # a flow without capacity: what was measured
+
+
+def transaction_records(capacity: Capacity | None) -> int:
+    """The records an exactly-once flow's task polls, and so commits, in one transaction (module docstring)."""
+    if capacity is None:
+        return DEFAULT_TRANSACTION_RECORDS
+    wanted = _ceil_div(capacity.catch_up_bytes_per_second * TRANSACTION_MS, capacity.tasks * 1000 * RECORD_BYTES)
+    return min(MAX_TRANSACTION_RECORDS, max(MIN_TRANSACTION_RECORDS, wanted))
 
 
 def _ceil_div(numerator: int, denominator: int) -> int:

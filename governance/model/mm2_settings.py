@@ -12,9 +12,11 @@ ARCHITECTURE.md "Isolation by construction"). Three readers and no copy:
   entries' `admission`: required, or only compared when set; keys the table places in a config are
   on that config's allow-list.
 
-`SETTINGS` holds the constant entries; `flow_settings` the few whose value is the flow's own (its
-replication policy class, the `mm2gov.flow.*` keys naming its MM2 topics), which admission holds to
-the flow's data in the repo document instead (`replication_policy_class`, `mm2_policy_config`).
+`SETTINGS` holds the constant entries, and those whose value is derived from the flow's capacity
+(`per_flow`, one function in model/capacity.py; `value` is then what a flow without capacity gets);
+`flow_settings` the few whose value is the flow's own (its replication policy class, the `mm2gov.flow.*`
+keys naming its MM2 topics), which admission holds to the flow's data in the repo document instead
+(`replication_policy_class`, `mm2_policy_config`).
 
 Order: the Strimzi writer keeps this order in each config, the .properties writer groups by section
 and keeps this order within one (each feature's topic replication factor sits beside the feature).
@@ -22,10 +24,11 @@ and keeps this order within one (each feature's topic replication factor sits be
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
 
-from governance.model import names
+from governance.model import capacity, names
 from governance.model.tenancy import Flow
 
 
@@ -118,6 +121,11 @@ class Setting:
     admission: Admission | None = None  # None: admission only allow-lists the key where `strimzi` puts it
     exactly_once: bool = False  # for `delivery: exactly_once` flows only
     internal_rest: bool = False  # for flows whose MM2 runs its internal REST server only (Flow.internal_rest)
+    per_flow: Callable[[Flow], str | int] | None = None  # the flow's value (`value`: a flow without capacity's)
+
+    def for_flow(self, flow: Flow) -> Setting:
+        """The entry with the flow's value, when it has one of its own (`per_flow`)."""
+        return self if self.per_flow is None else replace(self, value=self.per_flow(flow))
 
     def properties_key(self, source: str, target: str) -> str:
         assert self.properties is not None
@@ -140,6 +148,17 @@ SOURCE, CHECKPOINT, HEARTBEAT, WORKER = Config.SOURCE, Config.CHECKPOINT, Config
 RF = InProperties(Section.REPLICATION_FACTORS)
 EXACTLY_ONCE_WHY = ("the target's Connect worker commits each batch with its source offsets in one transaction "
                     "(KIP-618), under the transactional ids mm2gov grants exactly_once flows only")
+TRANSACTION_RECORDS_WHY = (
+    "an exactly_once flow commits one transaction per poll, and each commit costs a few round trips whatever it "
+    "carries: with Kafka's 500 records a poll the commits, not the copying, bound a catch-up; a poll of a quarter "
+    "second of the task's catch-up rate (model/capacity.py transaction_records) makes them a small share of it, "
+    "and a paced feed still commits what each poll found, so no latency is added")
+
+
+def transaction_records(flow: Flow) -> int:
+    return capacity.transaction_records(flow.capacity)
+
+
 READ_COMMITTED_WHY = ("an exactly_once flow reads committed records only, or records of aborted transactions "
                       "would be copied")
 
@@ -216,6 +235,17 @@ SETTINGS: tuple[Setting, ...] = (
             exactly_once=True),
     Setting("source.consumer.isolation.level", "read_committed", READ_COMMITTED_WHY, strimzi=(SOURCE,),
             admission=Admission(DELIVERY_RULE, (Held(SOURCE),)), exactly_once=True),
+    Setting("transaction.boundary", "poll", "records are visible when their transaction commits: one per poll "
+            "commits what a paced feed brings as it comes, where `interval` would hold every record up to the "
+            "interval (KIP-618)", InProperties(Section.EXACTLY_ONCE, Scope.PAIR), (SOURCE,), exactly_once=True),
+    Setting("producer.batch.size", 262_144, "a transaction's records are all sent before it commits, by Connect's "
+            "producer, one request at a time with one batch per partition in it: 256 KiB batches (Kafka's 16 KiB) "
+            "send a poll in a few requests instead of dozens", InProperties(Section.EXACTLY_ONCE, Scope.TARGET),
+            (WORKER,), exactly_once=True),
+    Setting("consumer.max.poll.records", capacity.DEFAULT_TRANSACTION_RECORDS, TRANSACTION_RECORDS_WHY,
+            InProperties(Section.EXACTLY_ONCE, Scope.SOURCE), exactly_once=True, per_flow=transaction_records),
+    Setting("source.consumer.max.poll.records", capacity.DEFAULT_TRANSACTION_RECORDS, TRANSACTION_RECORDS_WHY,
+            strimzi=(SOURCE,), exactly_once=True, per_flow=transaction_records),
     # KIP-710: the leader's internal REST server, for flows run by several nodes or exactly once
     Setting("dedicated.mode.enable.internal.rest", "true", "followers forward task configs and fencing to the "
             "leader over MM2's internal REST server (KIP-710)", InProperties(Section.INTERNAL_REST, comment=(
@@ -243,7 +273,7 @@ def flow_settings(flow: Flow) -> tuple[Setting, ...]:
 def for_flow(flow: Flow) -> tuple[Setting, ...]:
     """Every entry of the flow, its own first (the writers' order): exactly-once ones only on such a flow,
     internal REST ones only on a flow that runs the server (several nodes, or exactly once)."""
-    return (*flow_settings(flow), *(s for s in SETTINGS if (flow.exactly_once or not s.exactly_once)
+    return (*flow_settings(flow), *(s.for_flow(flow) for s in SETTINGS if (flow.exactly_once or not s.exactly_once)
                                     and (flow.internal_rest or not s.internal_rest)))
 
 

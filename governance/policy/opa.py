@@ -1,10 +1,10 @@
-"""The default engine: a real OPA server, driven through opa-python-client.
+"""The default engine: a real OPA server, driven through its REST API (`opa_http.OpaConnection`).
 
 Without a URL, mm2gov starts `opa run --server` on a free loopback port with
 the built-in library loaded from disk, and stops it afterwards. Every other
 module (organisation rules; the built-ins too on an external OPA) is uploaded
-through the client with `rego_compat=False`, so what runs is exactly what is
-in Git; a module OPA rejects is a PolicySyntaxError (exit 2) naming the file.
+as it is (`PUT /v1/policies/<id>`), so what runs is exactly what is in Git; a
+module OPA rejects is a PolicySyntaxError (exit 2) naming the file.
 """
 
 from __future__ import annotations
@@ -13,21 +13,22 @@ import logging
 import tempfile
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
-
-import requests
-from opa_client import OpaClient
-from opa_client.errors import RegoParseError
+from urllib.parse import quote
 
 from governance import tools
 from governance.errors import RuntimeFailure
 from governance.policy.bundle import PolicyModule
 from governance.policy.engine import Decision, PolicyError, PolicySyntaxError, parse_decision
+from governance.policy.opa_http import Answer, OpaConnection, OpaUnavailable
 from governance.process import LOOPBACK, ManagedProcess, ProcessError, free_port
 from governance.tools import opa_command
 
 log = logging.getLogger("mm2gov.policy")
-DECISION_PACKAGE, DECISION_RULE = "mm2gov", "decision"
+DECISION_PATH = "/v1/data/mm2gov/decision"
+
+
+def policy_path(module_id: str) -> str:
+    return "/v1/policies/" + quote(module_id, safe="/")
 
 
 class OpaEngine:
@@ -40,7 +41,7 @@ class OpaEngine:
         self.extra: list[PolicyModule] = []
         self._process: ManagedProcess | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        self.client: OpaClient | None = None
+        self.client: OpaConnection | None = None
 
     def __enter__(self) -> OpaEngine:
         try:
@@ -73,22 +74,22 @@ class OpaEngine:
         self.url = f"http://{LOOPBACK}:{port}"
         self._process.start()
         try:
-            self._process.wait_ready(lambda: requests.get(f"{self.url}/health", timeout=1).ok, 30,
-                                     f"GET {self.url}/health")
+            self._process.wait_ready(lambda: _healthy(self.url or ""), 30, f"GET {self.url}/health")
         except ProcessError as exc:
             raise PolicyError(f"OPA cannot start: {exc}") from None
         log.debug("started OPA at %s", self.url)
 
     def _connect(self) -> None:
-        parsed = urlparse(self.url or "")
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise PolicyError(f"invalid OPA URL {self.url!r}: expected http(s)://host:port")
-        self.client = OpaClient(host=parsed.hostname, port=parsed.port or (443 if parsed.scheme == "https" else 80),
-                                ssl=parsed.scheme == "https", timeout=self.timeout, retries=0)
         try:
-            self.client.check_connection()
-        except Exception:  # noqa: BLE001 - any failure to reach OPA is the same answer for the user
-            raise PolicyError(f"OPA unreachable at {self.url}: cannot evaluate policies, denying") from None
+            self.client = OpaConnection(self.url or "", self.timeout)
+        except OpaUnavailable as exc:
+            raise PolicyError(str(exc)) from None
+        try:
+            answer = self.client.request("GET", "/health")
+        except OpaUnavailable:
+            answer = None
+        if answer is None or answer.status != 200:
+            raise PolicyError(f"OPA unreachable at {self.url}: cannot evaluate policies, denying")
 
     def upload_builtin(self) -> None:
         """Upload the built-in modules again (an external OPA that restarted has lost them)."""
@@ -98,7 +99,7 @@ class OpaEngine:
         """Replace the organisation modules (a plan's base and head may each have their own)."""
         assert self.client is not None, "use OpaEngine as a context manager"
         for old in self.extra:
-            self.client.delete_policy(old.id)
+            self._delete(old)
         self.extra = []
         self._upload(modules)
         self.extra = list(modules)
@@ -108,38 +109,49 @@ class OpaEngine:
         assert self.client is not None
         for module in self.extra:
             try:
-                self.client.delete_policy(module.id)
-            except Exception as exc:  # noqa: BLE001 - closing: the command's answer is already given
-                log.warning("could not remove organisation module %s from %s: %s", module.id, self.url,
-                            type(exc).__name__)
+                self._delete(module)
+            except PolicyError as exc:  # closing: the command's answer is already given
+                log.warning("could not remove organisation module %s from %s: %s", module.id, self.url, exc)
         self.extra = []
 
     def _upload(self, modules: list[PolicyModule]) -> None:
         assert self.client is not None
         for module in modules:
             try:
-                self.client.update_policy_from_string(module.text(), module.id, rego_compat=False)
-            except RegoParseError as exc:
-                raise PolicySyntaxError(_describe_rego_error(module, exc)) from None
-            except requests.RequestException as exc:
-                raise PolicyError(f"OPA at {self.url} failed while loading {module.id}: "
-                                  f"{type(exc).__name__}") from None
+                answer = self.client.request("PUT", policy_path(module.id), body=module.text().encode(),
+                                             content_type="text/plain")
+            except OpaUnavailable as exc:
+                raise PolicyError(f"OPA at {self.url} failed while loading {module.id}: {exc}") from None
+            if answer.status == 400:
+                raise PolicySyntaxError(_describe_rego_error(module, answer))
+            if answer.status != 200:
+                raise PolicyError(f"OPA at {self.url} failed while loading {module.id}: {_opa_message(answer)}")
+
+    def _delete(self, module: PolicyModule) -> None:
+        assert self.client is not None
+        try:
+            answer = self.client.request("DELETE", policy_path(module.id))
+        except OpaUnavailable as exc:
+            raise PolicyError(str(exc)) from None
+        if answer.status not in (200, 404):  # 404: gone already (an OPA that restarted)
+            raise PolicyError(f"OPA at {self.url} did not remove {module.id}: {_opa_message(answer)}")
 
     def evaluate(self, document: dict[str, Any]) -> Decision:
         assert self.client is not None, "use OpaEngine as a context manager"
         try:
-            response = self.client.query_rule(document, DECISION_PACKAGE, DECISION_RULE)
-        except requests.HTTPError as exc:
-            raise PolicyError(f"policy evaluation failed: {_opa_message(exc.response)}; denying") from None
-        except requests.RequestException as exc:
-            raise PolicyError(f"OPA at {self.url} did not answer ({type(exc).__name__}); denying") from None
-        return parse_decision(response.get("result"))
+            answer = self.client.request("POST", DECISION_PATH, {"input": document})
+            if answer.status != 200:
+                raise PolicyError(f"policy evaluation failed: {_opa_message(answer)}; denying")
+            result = answer.json()
+        except OpaUnavailable as exc:
+            raise PolicyError(f"OPA at {self.url} did not answer ({exc}); denying") from None
+        return parse_decision(result.get("result") if isinstance(result, dict) else None)
 
     def close(self) -> None:
         if self.client is not None:
             if self._process is None:  # an external OPA outlives this command: the next one must not see our rules
                 self._remove_extra()
-            self.client.close_connection()
+            self.client.close()
             self.client = None
         if self._process is not None:
             self._process.stop()
@@ -149,27 +161,47 @@ class OpaEngine:
             self._tmp = None
 
 
-def _describe_rego_error(module: PolicyModule, exc: RegoParseError) -> str:
+def _healthy(url: str) -> bool:
+    """Whether OPA at `url` answers GET /health with 200 (a probe while it starts)."""
+    client = OpaConnection(url, timeout=1)
+    try:
+        return client.request("GET", "/health").status == 200
+    except OpaUnavailable:
+        return False
+    finally:
+        client.close()
+
+
+def _error_body(answer: Answer) -> dict[str, Any]:
+    """OPA's error document ({code, message, errors}), or {} when the body is not one."""
+    try:
+        body = answer.json()
+    except OpaUnavailable:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _describe_rego_error(module: PolicyModule, answer: Answer) -> str:
+    body = _error_body(answer)
     lines = []
-    for error in exc.errors or []:
+    for error in body.get("errors") or []:
+        if not isinstance(error, dict):
+            continue
         where = error.get("location") or {}
-        row = where.get("row")
+        row = where.get("row") if isinstance(where, dict) else None
         where_text = f"{module.id}:{row}" if row else module.id
         lines.append(f"{where_text}: {error.get('code', 'error')}: {error.get('message')}")
     if not lines:
-        lines.append(f"{module.id}: {exc.message}")
+        lines.append(f"{module.id}: {body.get('message') or _opa_message(answer)}")
     return "policy does not compile (OPA):\n" + "\n".join(f"  {line}" for line in lines)
 
 
-def _opa_message(response: requests.Response | None) -> str:
-    if response is None:
-        return "no response"
-    try:
-        body = response.json()
-    except ValueError:
-        return f"HTTP {response.status_code}"
-    errors = "; ".join(e.get("message", "") for e in body.get("errors", []) if isinstance(e, dict))
-    return f"{body.get('code', response.status_code)}: {body.get('message', '')}" + (f" ({errors})" if errors else "")
+def _opa_message(answer: Answer) -> str:
+    body = _error_body(answer)
+    if not body:
+        return f"HTTP {answer.status}"
+    errors = "; ".join(str(e.get("message", "")) for e in body.get("errors") or [] if isinstance(e, dict))
+    return f"{body.get('code', answer.status)}: {body.get('message', '')}" + (f" ({errors})" if errors else "")
 
 
 __all__ = ["OpaEngine", "RuntimeFailure"]

@@ -28,6 +28,7 @@ import yaml
 
 from governance.config.schema import repo_json_schema
 from tests.conftest import REPO_ROOT
+from tests.tools.capacity import CAPACITY_YAML
 from tests.tools.in_process import run_in_process
 from tests.unit.test_generated_files import parsed as generated_files
 
@@ -35,10 +36,14 @@ pytestmark = [pytest.mark.integration,
               pytest.mark.usefixtures("decided_by_warm_opa")]  # its mm2gov runs ask one warm OPA (tests/conftest.py)
 
 ACME = REPO_ROOT / "examples" / "acme"
-FILES = {"ClustersFile": ["clusters.yaml"], "Tenant": sorted(f"tenants/{p.name}" for p in (ACME / "tenants").iterdir())}
-# examples/acme declares no exclusion: the base repo adds one of each, so those fields occur too
+FILES = {"CapacityFile": ["capacity.yaml"], "ClustersFile": ["clusters.yaml"],
+         "Tenant": sorted(f"tenants/{p.name}" for p in (ACME / "tenants").iterdir())}
+# examples/acme declares no exclusion and no capacity: the base repo adds one exclusion of each kind, a capacity.yaml
+# (tests/tools/capacity.py) and a capacity on the flow, so those fields occur too and reach the MM2 files
 EXCLUSIONS = {"tenants/payments.yaml": {"exclude_topics": ["payments\\.orders\\.tmp"],
-                                        "exclude_groups": ["payments-tmp"]}}
+                                        "exclude_groups": ["payments-tmp"],
+                                        "capacity": {"bytes_per_second": 5000000, "catch_up_bytes_per_second": 25000000,
+                                                     "source_partitions": 6}}}
 LINES = "x\n---\nkind: Secret\nappender.evil.type = File\n#c\r\nk=v"
 BREAKS = "a\u2028b\u0085c\u2029d\x0be"  # line breaks to YAML, Java or Unicode other than \\n
 INLINE = " #${jndi:ldap://x/a}: 'q\" \\ {a: b} - [c] & *d !e % @f ` |g >h \u00e9\u2603"
@@ -104,9 +109,12 @@ def places(data: Any, path: Path_) -> Iterator[tuple[Any, Any]]:
 
 
 def base_repo(root: Path) -> dict[str, Any]:
-    """examples/acme as data, with EXCLUSIONS on payments' first flow."""
+    """examples/acme as data, with capacity.yaml and EXCLUSIONS on payments' first flow."""
     shutil.copytree(ACME, root)
+    (root / "capacity.yaml").write_text(CAPACITY_YAML)
     files = {name: yaml.safe_load((root / name).read_text()) for names in FILES.values() for name in names}
+    calibration = files["capacity.yaml"]["calibration"]
+    calibration["measured_at"] = calibration["measured_at"].isoformat()  # text, as the field is written
     for name, extra in EXCLUSIONS.items():
         files[name]["flows"][0].update(json.loads(json.dumps(extra)))  # a copy: the tests change it
     return files

@@ -1,29 +1,28 @@
-"""The stack's OPA is the real server, answering through opa-python-client."""
+"""The stack's OPA is the real server, answering through mm2gov's OPA client (governance/policy/opa_http.py)."""
 
 from __future__ import annotations
 
 import subprocess
 
-from opa_client import OpaClient
-
 from devstack import tools
+from governance.policy.opa_http import OpaConnection
 from tests.conftest import REPO_ROOT
 
 
 def test_opa_answers_a_policy_query(stack):
-    client = OpaClient(host="127.0.0.1", port=stack.opa.port)
+    client = OpaConnection(stack.opa.url, timeout=10)
     try:
-        assert client.check_connection()
-        result = client.query_rule(
-            {"prefix": "pay"}, "mm2gov/lib/names", "separators"
-        )
+        assert client.request("GET", "/health").status == 200
+        result = client.request("POST", "/v1/data/mm2gov/lib/names/separators", {"input": {"prefix": "pay"}}).json()
         assert set(result["result"]) == {".", "-", "_"}
-        adhoc = client.ad_hoc_query('data.mm2gov.lib.names.ends_with_separator("payments.")')
+        adhoc = client.request("POST", "/v1/query",
+                               {"query": 'data.mm2gov.lib.names.ends_with_separator("payments.")'}).json()
         assert adhoc["result"] == [{}]
-        refused = client.ad_hoc_query('data.mm2gov.lib.names.ends_with_separator("pay")')
+        refused = client.request("POST", "/v1/query",
+                                 {"query": 'data.mm2gov.lib.names.ends_with_separator("pay")'}).json()
         assert refused.get("result", []) == []
     finally:
-        client.close_connection()
+        client.close()
 
 
 def test_opa_test_runs_the_policy_library():

@@ -42,7 +42,7 @@ def test_json_is_one_document_with_scopes():
     payments = document["scopes"]["payments"]
     assert payments["flows"][0]["remote_topic_prefixes"] == ["onprem.payments."]
     assert {"name": "User:payments-analytics", "access": ["read"], "topic_operations": ["DESCRIBE", "READ"],
-            "group_operations": ["READ"]} in payments["principals"]
+            "group_operations": ["READ"], "quota": None} in payments["principals"]
 
 
 def test_sarif_points_at_file_and_line():

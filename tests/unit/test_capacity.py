@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from governance.config.loader import InvalidConfig, load_inventory
-from governance.model.capacity import size_flow
+from governance.model import capacity
+from governance.model.capacity import size_flow, transaction_records
 from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
 from tests.tools.in_process import run_in_process
 
@@ -40,6 +41,35 @@ def test_tasks_nodes_and_quotas_are_the_least_that_carry_the_catch_up_rate(catch
     for rate, brokers in ((sized.source_fetch_byte_rate, source_brokers),
                           (sized.target_produce_byte_rate, target_brokers)):
         assert rate * brokers >= catch_up > (rate - 1) * brokers
+
+
+@given(catch_up=st.integers(1, 10**12), tasks=st.integers(1, 64))
+def test_an_exactly_once_transaction_carries_a_quarter_second_of_the_tasks_catch_up_within_bounds(catch_up, tasks):
+    sized = size_flow(bytes_per_second=catch_up, catch_up_bytes_per_second=catch_up, source_partitions=None,
+                      task_bytes_per_second=max(1, catch_up // tasks), tasks_per_node=64, cpu="1", memory="1Gi",
+                      heap="1g", source_brokers=1, target_brokers=1)
+    records = transaction_records(sized)
+    assert capacity.MIN_TRANSACTION_RECORDS <= records <= capacity.MAX_TRANSACTION_RECORDS
+    def carries(n: int) -> int:  # what n records carry of the task's catch-up, against `wanted` (integers, exact)
+        return n * capacity.RECORD_BYTES * sized.tasks * 1000
+
+    wanted = catch_up * capacity.TRANSACTION_MS
+    if records < capacity.MAX_TRANSACTION_RECORDS:
+        assert carries(records) >= wanted  # a transaction carries the interval...
+    if records > capacity.MIN_TRANSACTION_RECORDS:
+        assert carries(records - 1) < wanted  # ...and one record fewer would not
+
+
+def test_transaction_records_examples():
+    def sized(catch_up: int, tasks: int) -> capacity.Capacity:
+        return size_flow(bytes_per_second=catch_up, catch_up_bytes_per_second=catch_up, source_partitions=None,
+                         task_bytes_per_second=-(-catch_up // tasks), tasks_per_node=4, cpu="1", memory="1Gi",
+                         heap="1g", source_brokers=3, target_brokers=3)
+    assert transaction_records(None) == capacity.DEFAULT_TRANSACTION_RECORDS == 5_000
+    assert transaction_records(sized(10_000_000, 1)) == 4_883  # 10 MB/s * 0.25 s / 512 B
+    assert transaction_records(sized(40_000_000, 4)) == 4_883  # per task
+    assert transaction_records(sized(100_000, 1)) == 500  # Kafka's default, never fewer
+    assert transaction_records(sized(100_000_000, 1)) == 20_000  # bounded
 
 
 # -- the repo files --------------------------------------------------------------------------------------------

@@ -28,7 +28,9 @@ CLUSTERS = {alias: Cluster.model_validate({
 }) for alias in ("onprem", "cloud")}
 FLOW = flow_id("payments", "onprem", "cloud")
 KIP_618_KEYS = {"cloud.exactly.once.source.support", "onprem.consumer.isolation.level",
-                "dedicated.mode.enable.internal.rest", "listeners"}
+                "dedicated.mode.enable.internal.rest", "listeners",
+                # what exactly-once costs, bought back (docs/generate-apply.md, "What it costs")
+                "onprem->cloud.transaction.boundary", "cloud.producer.batch.size", "onprem.consumer.max.poll.records"}
 
 
 def flow(delivery: str) -> ResolvedFlow:
@@ -56,7 +58,9 @@ def test_exactly_once_flows_get_the_kip_618_keys():
     props = properties("exactly_once")
     assert {key: props[key] for key in KIP_618_KEYS} == {
         "cloud.exactly.once.source.support": "enabled", "onprem.consumer.isolation.level": "read_committed",
-        "dedicated.mode.enable.internal.rest": "true", "listeners": "http://127.0.0.1:0"}
+        "dedicated.mode.enable.internal.rest": "true", "listeners": "http://127.0.0.1:0",
+        "onprem->cloud.transaction.boundary": "poll", "cloud.producer.batch.size": "262144",
+        "onprem.consumer.max.poll.records": "5000"}
     assert set(properties("exactly_once")) - set(properties("at_least_once")) == KIP_618_KEYS
 
 

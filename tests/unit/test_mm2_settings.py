@@ -21,7 +21,8 @@ from governance.compile.mm2 import flow_properties
 from governance.compile.strimzi import mirror_maker
 from governance.config import load_inventory
 from governance.config.schema import Cluster
-from governance.model import mm2_settings
+from governance.model import capacity, mm2_settings
+from governance.model.capacity import transaction_records
 from governance.model.mm2_settings import Admission, Config, Held, InProperties, Scope, Section, Setting
 from governance.model.names import mirror_maker_object, strimzi_file
 from governance.model.tenancy import Flow
@@ -143,6 +144,24 @@ def test_internal_rest_entries_on_flows_run_by_several_nodes_without_exactly_onc
         == internal_rest
     assert not internal_rest & {s.key for s in mm2_settings.for_flow(one_node)}
 
+
+def test_an_exactly_once_flows_transaction_size_is_derived_from_its_capacity():
+    """One transaction per poll (transaction.boundary=poll), of the records model/capacity.py derives from the
+    flow's catch-up rate per task (a flow without capacity: the default), in the file and on Strimzi alike."""
+    sized = model_flow("payments", topics=["payments\\..*"], delivery="exactly_once", capacity={
+        "bytes_per_second": 20_000_000, "catch_up_bytes_per_second": 40_000_000, "source_partitions": 8,
+        "tasks": 2, "nodes": 1, "cpu": "1", "memory": "1Gi", "heap": "1g", "source_fetch_byte_rate": 1,
+        "target_produce_byte_rate": 1})
+    for one, records in ((flow("exactly_once"), capacity.DEFAULT_TRANSACTION_RECORDS),
+                         (sized, transaction_records(sized.capacity))):
+        props = javaproperties.loads(flow_properties("payments", one, CLUSTERS, "/secrets", "# generated"))
+        assert props["onprem.consumer.max.poll.records"] == str(records)
+        assert props["onprem->cloud.transaction.boundary"] == "poll"
+        source = strimzi_config(mirror_maker("payments", one, CLUSTERS, "4.3.1"), Config.SOURCE)
+        assert (source["source.consumer.max.poll.records"], source["transaction.boundary"]) == (records, "poll")
+    assert transaction_records(sized.capacity) == 9_766  # 40 MB/s over 2 tasks, a quarter second at 512 B
+    at_least_once = flow_properties("payments", flow(), CLUSTERS, "/secrets", "# generated")
+    assert "max.poll.records" not in at_least_once and "transaction.boundary" not in at_least_once
 
 def generated(tmp_path: Path) -> tuple[Path, list[tuple[Flow, str | None]]]:
     """`mm2gov generate` on examples/acme with payments' flow onprem -> cloud made exactly_once (acme has none),
