@@ -854,3 +854,30 @@ def test_every_check_has_a_test_here():
     source = Path(__file__).read_text()
     assert all(f"def test_{check_id.lower()}(" in source for check_id in CHECKS)
     assert set(CHECKS) <= set(LEAKS)
+
+
+# --- MM2_PRINCIPAL_WITHOUT_QUOTA: on the sized acme repo (examples/acme sizes no flow) ---------------------
+
+def test_a_sized_flows_mm2_without_its_quota_or_above_it_is_reported_per_key(spark, tmp_path):
+    from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
+
+    inventory, resolved = decided(acme_with(tmp_path, CAPACITY_YAML, PAYMENTS_CAPACITY))
+    mm2 = mm2_principal(FLOW)
+    snapshot = snapshot_frames(spark, {"quotas": [
+        ("cloud", mm2, "producer_byte_rate", 50000000.0), ("onprem", mm2, "controller_mutation_rate", 7.0),
+        ("cloud", "User:neighbour", "consumer_byte_rate", 1.0)]})
+    found = CHECKS["MM2_PRINCIPAL_WITHOUT_QUOTA"].detect(snapshot, build_tenancy(spark, resolved,
+                                                                                  inventory.clusters)).collect()
+    by_cluster = {f.cluster: {**f.asDict(), "evidence": json.loads(f.evidence)} for f in found}
+    assert sorted(by_cluster) == ["cloud", "onprem"] and len(found) == 2
+    onprem, cloud = by_cluster["onprem"], by_cluster["cloud"]
+    assert (onprem["tenant"], onprem["principal"], onprem["resource_type"], onprem["resource_name"],
+            onprem["severity"]) == ("payments", mm2, "QUOTA", "consumer_byte_rate", "medium")
+    assert onprem["message"] == (f"{mm2} (MM2 of flow {FLOW}) has no consumer_byte_rate quota on onprem; the repo "
+                                 "sets 25,000,000 per broker: its catch-up is not held to its share")
+    assert cloud["message"] == (f"{mm2} (MM2 of flow {FLOW}) has producer_byte_rate 50,000,000 on cloud, above the "
+                                "repo's 8,333,334 per broker: its catch-up is not held to its share")
+    assert onprem["evidence"] == {"flow_id": FLOW, "key": "consumer_byte_rate", "wanted": 25000000.0}
+    assert cloud["evidence"] == {"flow_id": FLOW, "key": "producer_byte_rate", "wanted": 8333334.0,
+                                 "live": 50000000.0}
+    assert REACH not in cloud["evidence"]
