@@ -25,6 +25,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import (
     ArrayType,
+    DoubleType,
     IntegerType,
     LongType,
     MapType,
@@ -38,7 +39,7 @@ def _schema(*columns: tuple[str, Any, bool]) -> StructType:
     return StructType([StructField(name, kind, nullable) for name, kind, nullable in columns])
 
 
-S, INT, LONG = StringType(), IntegerType(), LongType()
+S, INT, LONG, DOUBLE = StringType(), IntegerType(), LongType(), DoubleType()
 STRINGS = ArrayType(StringType(), containsNull=False)
 
 # --- the snapshot (collected from the clusters) ---------------------------------------------
@@ -62,6 +63,9 @@ SNAPSHOT_SCHEMAS: dict[str, StructType] = {
                        ("marker", S, True), ("headers", MapType(S, S, True), True)),
     # The broker's super users and the audit's own admin: never findings.
     "admin_principals": _schema(("cluster", S, False), ("principal", S, False)),
+    # Client quotas on named `user` entities (governance/kafka/quotas.py), one row per key as Kafka names it
+    # (producer_byte_rate, consumer_byte_rate, request_percentage, controller_mutation_rate, ...).
+    "quotas": _schema(("cluster", S, False), ("principal", S, False), ("key", S, False), ("value", DOUBLE, False)),
 }
 
 # --- the tenancy (declared in the governance repo) ----------------------------------------
@@ -101,6 +105,10 @@ TENANCY_SCHEMAS: dict[str, StructType] = {
     # role offset_syncs | checkpoints | heartbeats | configs | offsets | status.
     "mm2_topics": _schema(("tenant", S, False), ("flow_id", S, False), ("cluster", S, False),
                           ("topic", S, False), ("role", S, False)),
+    # The client quotas the repo sets (compile/quotas.py `desired_quotas`), one row per key: a sized flow's MM2
+    # principal's fetch quota on its source and produce quota on its target, a tenant principal's own quota.
+    "quotas": _schema(("tenant", S, False), ("principal", S, False), ("cluster", S, False), ("key", S, False),
+                      ("value", DOUBLE, False)),
 }
 
 ACL_FIELDS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
@@ -122,6 +130,7 @@ class Snapshot:
     scram_users: DataFrame
     records: DataFrame
     admin_principals: DataFrame
+    quotas: DataFrame
     partial: tuple[str, ...] = ()
 
     def partial_clusters(self, table: str) -> list[str]:
@@ -141,6 +150,7 @@ class Tenancy:
     mm2_scopes: DataFrame
     mm2_topics: DataFrame
     classifications: DataFrame
+    quotas: DataFrame
     # Small driver-side values derived from these tables (e.g. ownership lookups), computed once.
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from pyspark.sql import SparkSession
 
 from governance.compile.acls import mm2_scope, pattern_type
+from governance.compile.quotas import desired_quotas
 from governance.config.schema import Cluster
 from governance.model import tenancy as resolved
 from spark_audit.model import TENANCY_SCHEMAS, Tenancy, tenancy_frames
@@ -94,6 +95,14 @@ class Mm2TopicRow(NamedTuple):
     role: str  # offset_syncs | checkpoints | heartbeats | configs | offsets | status
 
 
+class QuotaRow(NamedTuple):
+    tenant: str
+    principal: str
+    cluster: str
+    key: str  # producer_byte_rate | consumer_byte_rate | request_percentage (model/quota.py QUOTA_KEYS)
+    value: float
+
+
 def tenancy_rows(tenancy: resolved.Tenancy, clusters: Mapping[str, Cluster]) -> dict[str, list[Row]]:
     """Every tenancy table as row tuples (see model.TENANCY_SCHEMAS), sorted."""
     rows: dict[str, set[Row]] = {name: set() for name in TENANCY_SCHEMAS}
@@ -138,6 +147,11 @@ def tenancy_rows(tenancy: resolved.Tenancy, clusters: Mapping[str, Cluster]) -> 
                 rows["grants"].add(GrantRow(name, grant.to, topic, access, None))
                 for flow in tenant.flows:  # the granted names where the tenant's flows copy them
                     rows["grants"].add(GrantRow(name, grant.to, flow.remote_name(topic), access, flow.target))
+    owners = tenancy.principal_owners()
+    for cluster, quotas in desired_quotas(tenancy).items():
+        for name, quota in quotas.items():
+            rows["quotas"] |= {QuotaRow(owners[name], name, cluster, key, float(value))
+                               for key, value in quota.values().items()}
     return {table: sorted(items, key=_sort_key) for table, items in rows.items()}
 
 

@@ -41,6 +41,7 @@ def cli(log_level: str) -> None:
         handler.addFilter(ScrubFilter())
     if log_level != "debug":  # connection retries are reported once, by the command's own error
         logging.getLogger("urllib3").setLevel(logging.ERROR)
+        logging.getLogger("kafka").setLevel(logging.WARNING)  # kafka-python (client quotas, kafka/quotas.py)
 
 
 # -- options several commands share ---------------------------------------------------------

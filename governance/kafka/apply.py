@@ -12,7 +12,7 @@ from governance.compile.desired import DesiredState
 from governance.config.schema import Cluster
 from governance.errors import RuntimeFailure
 from governance.kafka import admin as kafka_admin
-from governance.kafka import api_versions, ownership, version
+from governance.kafka import api_versions, ownership, quotas, version
 from governance.kafka.reconcile import ClusterChanges, ClusterSnapshot, reconcile
 from governance.secrets.issue import scram_doc
 from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, USERNAME_KEY, scram_secret, user_name
@@ -57,9 +57,11 @@ def cluster_metadata(alias: str, config: dict[str, Any], admin=None):
 def snapshot(alias: str, config: dict[str, Any]) -> ClusterSnapshot:
     admin = kafka_admin.admin_client(config)
     metadata = cluster_metadata(alias, config, admin)
+    with quotas.quota_client(alias, config) as client:
+        live_quotas = quotas.describe_user_quotas(alias, client)
     return ClusterSnapshot(alias, frozenset(kafka_admin.describe_acls(admin)),
                            frozenset(kafka_admin.scram_users(admin)), frozenset(ownership.read_owned(config)),
-                           frozenset(metadata.topics))
+                           frozenset(metadata.topics), live_quotas)
 
 
 def _reason(exc: Exception) -> str:
@@ -72,7 +74,7 @@ def plan_cluster(alias: str, state: DesiredState, config: dict[str, Any],
     desired = set(state.bindings.get(alias, set()))
     principals = state.scram_users().get(alias, set())
     live = snapshot(alias, config)
-    return reconcile(alias, desired, principals, live, topics), live
+    return reconcile(alias, desired, principals, live, topics, state.quotas.get(alias, {})), live
 
 
 def source_partitions(state: DesiredState, configs: dict[str, dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -93,7 +95,8 @@ def source_partitions(state: DesiredState, configs: dict[str, dict[str, Any]]) -
 def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principals: set[str],
             config: dict[str, Any], store: SecretStore, mechanism: str, batch_size: int = 1000,
             principal_tenants: dict[str, str] | None = None) -> None:
-    """Run the changes: widen ownership, remove, add, narrow ownership. Re-running converges."""
+    """Run the changes: widen ownership, remove ACLs and users, register users and topics, set and remove client
+    quotas, add ACLs, narrow ownership. Re-running converges."""
     admin = kafka_admin.admin_client(config)
     began = time.perf_counter()
     ownership.ensure_topic(admin)
@@ -120,6 +123,10 @@ def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principa
     changes.seconds["users"] = time.perf_counter() - began
     log.info("%s: registered %d SCRAM users in %.1fs", alias, len(passwords), changes.seconds["users"])
     began = time.perf_counter()
+    if changes.quotas:  # before the new ACLs: a principal gains access only once its quota holds
+        with quotas.quota_client(alias, config) as client:
+            quotas.alter_user_quotas(alias, client, changes.quotas)
+        log.info("%s: set or removed %d client quotas", alias, len(changes.quotas))
     kafka_admin.create_acls(admin, changes.create_acls, batch_size)
     changes.seconds["acls"] = time.perf_counter() - began
     log.info("%s: created %d ACLs in %.1fs", alias, len(changes.create_acls), changes.seconds["acls"])
@@ -130,8 +137,9 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
                 dry_run: bool = False, batch_size: int = 1000) -> list[ClusterChanges]:
     """Reconcile every cluster, clusters in parallel (each its own AdminClient and order).
 
-    Every cluster is reached and planned before any is changed: an unreachable cluster or a
-    missing admin secret stops the run with nothing applied anywhere.
+    Every cluster is reached and planned, and its quota changes validated by its brokers, before any is
+    changed: an unreachable cluster, a missing admin secret or a refused quota stops the run with nothing
+    applied anywhere.
     """
     aliases = sorted(clusters)
     with ThreadPoolExecutor(max_workers=max(len(aliases), 1), thread_name_prefix="mm2gov-apply") as pool:
@@ -145,16 +153,27 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
         topics = source_partitions(state, configs)
         planned = list(pool.map(lambda alias: plan_cluster(alias, state, configs[alias], topics.get(alias)), aliases))
         for changes, _ in planned:
-            log.info("%s: %d to delete, %d to create, %d users to delete, %d to create, %d foreign bindings",
-                     changes.cluster, len(changes.delete_acls), len(changes.create_acls), len(changes.delete_users),
-                     len(changes.create_users), len(changes.foreign))
+            log.info("%s: %d to delete, %d to create, %d users to delete, %d to create, %d foreign bindings, "
+                     "%d client quotas to change", changes.cluster, len(changes.delete_acls), len(changes.create_acls),
+                     len(changes.delete_users), len(changes.create_users), len(changes.foreign), len(changes.quotas))
         if not dry_run:
+            # would the brokers take every quota? (validate_only, before anything changes anywhere; not on a dry
+            # run or drift, which only read and may run with an admin that can read but not alter)
+            list(pool.map(lambda changes: validate_quotas(changes, configs[changes.cluster]),
+                          [changes for changes, _ in planned if changes.quotas]))
             futures = [pool.submit(_execute_cluster, alias, clusters[alias], changes, live, state, configs[alias],
                                    store, batch_size)
                        for alias, (changes, live) in zip(aliases, planned, strict=True) if changes.count]
             for future in futures:
                 future.result()
     return [changes for changes, _ in planned]
+
+
+def validate_quotas(changes: ClusterChanges, config: dict[str, Any]) -> None:
+    """The brokers' verdict on the cluster's quota changes, nothing changed (AlterClientQuotas validate_only): a
+    refused quota stops apply before any cluster is touched."""
+    with quotas.quota_client(changes.cluster, config) as client:
+        quotas.alter_user_quotas(changes.cluster, client, changes.quotas, validate_only=True)
 
 
 def _execute_cluster(alias: str, cluster: Cluster, changes: ClusterChanges, live: ClusterSnapshot,

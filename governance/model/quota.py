@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 PRODUCER_BYTE_RATE = "producer_byte_rate"
 CONSUMER_BYTE_RATE = "consumer_byte_rate"
@@ -46,3 +47,40 @@ def _rate(value: float | None) -> int | None:
 
 
 ClusterQuotas = dict[str, dict[str, ClientQuota]]  # cluster -> principal ("User:...") -> its quota there
+
+
+class QuotaChange(NamedTuple):
+    """A principal's client quota on one cluster that `apply` sets, changes or removes: between two repos
+    (`plan`) or between the brokers and the repo (`apply`, `drift`). Only the keys mm2gov owns."""
+
+    cluster: str
+    principal: str
+    before: ClientQuota | None
+    after: ClientQuota | None
+
+    def phrase(self) -> str:
+        def shown(quota: ClientQuota | None) -> str:
+            values = quota.values() if quota else {}
+            return ", ".join(f"{key} {value}" for key, value in values.items()) or "none"
+        return f"{self.principal} on {self.cluster}: {shown(self.before)} -> {shown(self.after)}"
+
+    def to_record(self) -> dict[str, Any]:
+        return {"cluster": self.cluster, "principal": self.principal,
+                "before": self.before.values() if self.before else None,
+                "after": self.after.values() if self.after else None}
+
+    @property
+    def sign(self) -> str:
+        """`+` a principal gets its first owned key, `-` loses its last, `~` otherwise."""
+        return "+" if not self.before else "-" if not self.after else "~"
+
+    def to_set(self) -> dict[str, float]:
+        """The keys to write (new or changed) with their values."""
+        before = self.before.values() if self.before else {}
+        return {key: value for key, value in (self.after.values() if self.after else {}).items()
+                if before.get(key) != value}
+
+    def to_remove(self) -> tuple[str, ...]:
+        """The owned keys set now that the new quota no longer sets."""
+        after = self.after.values() if self.after else {}
+        return tuple(key for key in (self.before.values() if self.before else {}) if key not in after)

@@ -9,7 +9,7 @@ from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.compile.quotas import desired_quotas
 from governance.model.acl import AclBinding
 from governance.model.capacity import Capacity
-from governance.model.quota import ClientQuota
+from governance.model.quota import QuotaChange
 from governance.model.tenancy import Tenancy
 from governance.plan.topics import FlowTopics, flow_topic_changes
 from governance.policy.engine import Decision, Violation
@@ -48,26 +48,6 @@ class CapacityChange(NamedTuple):
         return {"flow": self.flow, "tenant": self.tenant,
                 "before": self.before.model_dump() if self.before else None,
                 "after": self.after.model_dump() if self.after else None}
-
-
-class QuotaChange(NamedTuple):
-    """A principal's client quota on one cluster that `apply` sets, changes or removes."""
-
-    cluster: str
-    principal: str
-    before: ClientQuota | None
-    after: ClientQuota | None
-
-    def phrase(self) -> str:
-        def shown(quota: ClientQuota | None) -> str:
-            values = quota.values() if quota else {}
-            return ", ".join(f"{key} {value}" for key, value in values.items()) or "none"
-        return f"{self.principal} on {self.cluster}: {shown(self.before)} -> {shown(self.after)}"
-
-    def to_record(self) -> dict[str, Any]:
-        return {"cluster": self.cluster, "principal": self.principal,
-                "before": self.before.values() if self.before else None,
-                "after": self.after.values() if self.after else None}
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """What `apply` changed (or would, with --dry-run) and what `drift` found: per cluster the ACLs,
-SCRAM users and topics, the Kubernetes objects mm2gov owns, and certificates that need attention."""
+SCRAM users, topics and client quotas, the Kubernetes objects mm2gov owns, and certificates that need
+attention."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def as_json(results: list[ClusterChanges], kube: KubeChanges | None = None) -> s
 
 
 def text(results: list[ClusterChanges], verb: str, kube: KubeChanges | None = None) -> str:
-    """One line per change, `+` added, `-` removed, `~` updated, `!` a neighbour's ACL left alone;
+    """One line per change, `+` added, `-` removed, `~` updated (a quota: its keys mm2gov owns, before ->
+    after), `!` a neighbour's ACL left alone;
     `verb` says what the counts are ("applied", "planned (dry run)", "of drift")."""
     out = []
     if kube is not None:
@@ -36,6 +38,7 @@ def text(results: list[ClusterChanges], verb: str, kube: KubeChanges | None = No
         out += [f"  + SCRAM user {principal}" for principal in changes.create_users]
         out += [f"  + topic {topic} ({partitions} partitions, as its source topic)"
                 for topic, partitions in changes.create_topics]
+        out += [f"  {q.sign} quota {q.phrase()}" for q in changes.quotas]
         out += [f"  + ACL {_binding(b)}" for b in changes.create_acls]
         out += [f"  ! foreign ACL left alone: {b.principal} {b.permission} {b.operation} "
                 f"{b.resource_type} {b.pattern_type} {b.resource_name}" for b in changes.foreign]

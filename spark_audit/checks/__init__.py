@@ -21,6 +21,7 @@ from spark_audit.checks import (
     group_cross_tenant,
     internal_topic_exposed,
     mm2_principal_overreach,
+    mm2_principal_without_quota,
     principal_lookalike,
     record_tenant_mismatch,
     replication_gap,
@@ -41,6 +42,7 @@ CHECKS: dict[str, ModuleType] = {module.CHECK_ID: module for module in (
     group_cross_tenant,
     record_tenant_mismatch,
     replication_gap,
+    mm2_principal_without_quota,
 )}
 # Checks whose findings state cross-tenant reach (spark_audit.evidence: `reach`, `reach_unknown`);
 # the others pass NO_REACH. The report's tenant x tenant matrix is made of these.

@@ -23,6 +23,7 @@ from governance.model.acl import AclBinding
 from governance.model.names import scram_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.kafka_tool import ACL_COMMAND, CONFIG_COMMAND, kafka_tool
 from tests.tools.offsets import total_end_offset
 from tests.tools.wait import wait_for
 
@@ -128,23 +129,6 @@ def latency_series(metrics: str) -> list[str]:
             if line.startswith("kafka_connect_mirror_source_connector_replication_latency_ms_max{")]
 
 
-def kafka_tool(stack, cluster: str, user: str, password: str, main_class: str, *args: str, tmp_path) -> str:
-    """Run one of Kafka's own admin tools as `user` (Java's client, not ours): stdout + stderr."""
-    from devstack import tools
-
-    kafka = stack.kafka[cluster]
-    config = tmp_path / f"{cluster}-{user}.properties"
-    config.write_text("security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
-                      "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
-                      f'username="{user}" password="{password}";\n'
-                      f"ssl.truststore.type=PEM\nssl.truststore.location={kafka.ca_pem_path}\n")
-    config.chmod(0o600)
-    done = subprocess.run([str(tools.java()), "-Xmx256m", "-cp", tools.kafka().classpath, main_class,
-                           "--bootstrap-server", kafka.bootstrap_servers, "--command-config", str(config), *args],
-                          capture_output=True, text=True, timeout=120)
-    return done.stdout + done.stderr
-
-
 def test_mm2_principals_have_no_cluster_grant_and_cannot_list_acls_or_users(stack, tenancy, tmp_path):
     """DESCRIBE on the CLUSTER lists every tenant's ACLs and SCRAM users (FIELD.md pitfall 12): the
     flow above started and replicated without it, and the broker refuses both listings to MM2
@@ -154,10 +138,10 @@ def test_mm2_principals_have_no_cluster_grant_and_cannot_list_acls_or_users(stac
         live = describe_acls(admin_client(cluster.admin_config()))
         assert not [b for b in live if b.principal.startswith("User:mm2-") and b.resource_type == "CLUSTER"], alias
         password = DirSecretStore(tenancy["secrets"]).get(scram_secret(alias, f"User:{user}"), "password").reveal()
-        acls = kafka_tool(stack, alias, user, password, "org.apache.kafka.tools.AclCommand", "--list",
+        acls = kafka_tool(stack, alias, user, password, ACL_COMMAND, "--list",
                           tmp_path=tmp_path)
         assert "ClusterAuthorizationException" in acls and "User:payments-app" not in acls, acls[-2000:]
-        users = kafka_tool(stack, alias, user, password, "kafka.admin.ConfigCommand", "--describe",
+        users = kafka_tool(stack, alias, user, password, CONFIG_COMMAND, "--describe",
                            "--entity-type", "users", tmp_path=tmp_path)
         assert "ClusterAuthorizationException" in users and "payments-app" not in users, users[-2000:]
         assert password not in acls + users

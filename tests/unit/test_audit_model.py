@@ -25,10 +25,12 @@ from spark_audit.tenancy import (
     MarkerRow,
     Mm2TopicRow,
     PrincipalRow,
+    QuotaRow,
     TenantPrefix,
     tenancy_rows,
 )
 from tests.conftest import REPO_ROOT
+from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
 from tests.tools.decided import decided, decided_example
 
 ACME = REPO_ROOT / "examples" / "acme"
@@ -45,8 +47,16 @@ def acme() -> dict[str, list[tuple]]:
 def test_every_table_matches_its_schema(acme):
     assert set(acme) == set(TENANCY_SCHEMAS)
     for table, rows in acme.items():
-        assert rows, table
+        assert rows or table == "quotas", table  # examples/acme sizes no flow and declares no principal quota
         assert all(len(row) == len(TENANCY_SCHEMAS[table].fields) for row in rows), table
+
+
+def test_quotas_are_the_repos_per_cluster_principal_and_key(tmp_path):
+    """The sized flow's MM2: its fetch quota on the source, its produce quota on the target (compile/quotas.py)."""
+    inventory, tenancy = decided(acme_with(tmp_path, CAPACITY_YAML, PAYMENTS_CAPACITY))
+    assert tenancy_rows(tenancy, inventory.clusters)["quotas"] == [
+        QuotaRow("payments", mm2_principal(FLOW), "cloud", "producer_byte_rate", 8333334.0),
+        QuotaRow("payments", mm2_principal(FLOW), "onprem", "consumer_byte_rate", 25000000.0)]
 
 
 def test_prefixes_own_remote_and_internal(acme):
@@ -178,6 +188,6 @@ def test_findings_columns_are_the_contract_keys():
 
 
 def test_partial_names_whole_clusters_or_single_tables():
-    snapshot = Snapshot(*([None] * 6), partial=("dr", "cloud:records", "onprem:acls"))  # type: ignore[arg-type]
+    snapshot = Snapshot(*([None] * 7), partial=("dr", "cloud:records", "onprem:acls"))  # type: ignore[arg-type]
     assert snapshot.partial_clusters("records") == ["cloud", "dr"]
     assert snapshot.partial_clusters("acls") == ["dr", "onprem"]

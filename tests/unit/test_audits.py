@@ -1,6 +1,7 @@
 """audits/, the audit's declarative side, checkov-style: each check's folder holds its metadata.yaml and
 `passed/` and `failed/` estates, small snapshots of the clusters (tables as spark_audit.model's
-SNAPSHOT_SCHEMAS, one mapping per row) judged against examples/acme's tenancy as the policy decides it.
+SNAPSHOT_SCHEMAS, one mapping per row) judged against examples/acme's tenancy as the policy decides it (or,
+for an estate that says `repo: acme-sized`, examples/acme with capacity: tests/tools/capacity.py).
 One parametrised test runs every estate through its check's detector: a failed estate yields exactly the
 findings it lists (by cluster and resource name), a passed one none of that check.
 
@@ -27,12 +28,14 @@ from spark_audit.checks import CHECKS
 from spark_audit.model import SNAPSHOT_SCHEMAS, snapshot_frames
 from spark_audit.tenancy import build_tenancy
 from tests.conftest import REPO_ROOT
-from tests.tools.decided import decided_example
+from tests.tools.capacity import CAPACITY_YAML, PAYMENTS_CAPACITY, acme_with
+from tests.tools.decided import decided, decided_example
 
 AUDITS = REPO_ROOT / "audits"  # the checkout's: the fixtures are not shipped
-ACME = REPO_ROOT / "examples" / "acme"  # the tenancy every estate is judged against
+ACME = REPO_ROOT / "examples" / "acme"  # the tenancy every estate is judged against, unless it names another
+REPOS = ("acme", "acme-sized")  # acme-sized: payments' flow onprem -> cloud sized, its MM2 with quotas
 OUTCOMES = ("passed", "failed")
-KEYS = {"description", "snapshot", "partial", "findings"}
+KEYS = {"description", "snapshot", "partial", "findings", "repo"}
 FINDING_KEYS = ("cluster", "resource_name", "principal")  # what a finding is about, as a fixture names it
 
 
@@ -44,6 +47,7 @@ class Estate:
     tables: dict[str, list[tuple[Any, ...]]]
     partial: tuple[str, ...]
     findings: tuple[tuple[str, str, str], ...]  # (cluster, resource_name, principal) of each expected finding
+    repo: str = "acme"  # the repo whose tenancy judges the estate (REPOS)
 
     @property
     def name(self) -> str:
@@ -69,7 +73,9 @@ def load_estate(path: Path) -> Estate:
     except yaml.YAMLError as error:
         raise ValueError(f"{path}: {error}") from None
     if not isinstance(data, dict) or not {"description", "snapshot"} <= set(data) <= KEYS:
-        raise ValueError(f"{path}: expected description, snapshot and optionally partial, findings")
+        raise ValueError(f"{path}: expected description, snapshot and optionally partial, findings, repo")
+    if data.get("repo", "acme") not in REPOS:
+        raise ValueError(f"{path}: repo is one of {', '.join(REPOS)}")
     if outcome not in OUTCOMES:
         raise ValueError(f"{path}: an estate is in passed/ or failed/, not {outcome}/")
     if not isinstance(data["description"], str) or not data["description"].strip():
@@ -87,7 +93,8 @@ def load_estate(path: Path) -> Estate:
         raise ValueError(f"{path}: partial lists `<cluster>` or `<cluster>:<table>` entries")
     return Estate(check_id, outcome, path,
                   {table: [row(path, table, r) for r in rows] for table, rows in snapshot.items()}, tuple(partial),
-                  tuple(sorted((f["cluster"], f["resource_name"], f.get("principal", "")) for f in findings)))
+                  tuple(sorted((f["cluster"], f["resource_name"], f.get("principal", "")) for f in findings)),
+                  data.get("repo", "acme"))
 
 
 def estates() -> list[Estate]:
@@ -98,15 +105,16 @@ ESTATES = estates()
 
 
 @pytest.fixture(scope="module")
-def found(spark: Any) -> dict[str, list[tuple[str, ...]]]:
+def found(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[tuple[str, ...]]]:
     """Every estate through its check's detector: (check_id, cluster, resource_name, principal) of each finding,
     by estate. Concurrently: a Spark query on tiny data is mostly driver latency, which overlaps."""
-    inventory, resolved = decided_example(ACME)
-    tenancy = build_tenancy(spark, resolved, inventory.clusters)
+    sized = decided(acme_with(tmp_path_factory.mktemp("acme-sized"), CAPACITY_YAML, PAYMENTS_CAPACITY))
+    tenancies = {repo: build_tenancy(spark, resolved, inventory.clusters)
+                 for repo, (inventory, resolved) in (("acme", decided_example(ACME)), ("acme-sized", sized))}
 
     def run(estate: Estate) -> list[tuple[str, ...]]:
         snapshot = snapshot_frames(spark, estate.tables, estate.partial)
-        rows = CHECKS[estate.check_id].detect(snapshot, tenancy).collect()
+        rows = CHECKS[estate.check_id].detect(snapshot, tenancies[estate.repo]).collect()
         return sorted((r.check_id, r.cluster, r.resource_name, r.principal) for r in rows)
 
     with ThreadPoolExecutor(4) as pool:
@@ -155,9 +163,10 @@ FAILED_TOPIC = "findings: [{cluster: c, resource_name: t}]\n"
     ("passed", "description: x\nsnapshot: {topics: []}\n" + FAILED_TOPIC, "a passed one none"),
     ("passed", "description: x\nsnapshot: {topics: [{cluster: c, topic: t}\n", "while parsing a flow"),
     ("flaky", "description: x\nsnapshot: {topics: []}\n", "in passed/ or failed/"),
+    ("passed", "description: x\nsnapshot: {topics: []}\nrepo: examples/other\n", "repo is one of acme, acme-sized"),
 ], ids=["no-description", "unknown-table", "unknown-column", "missing-column", "failed-without-findings",
         "finding-without-resource", "finding-with-unknown-key", "partial-not-a-list", "passed-with-findings",
-        "not-yaml", "neither-passed-nor-failed"])
+        "not-yaml", "neither-passed-nor-failed", "unknown-repo"])
 def test_a_malformed_estate_is_an_error_naming_its_file(tmp_path: Path, outcome: str, text: str, error: str) -> None:
     path = tmp_path / "acl_stale" / outcome / "estate.yaml"
     path.parent.mkdir(parents=True)
