@@ -35,9 +35,10 @@ pytestmark = pytest.mark.integration
 A_RATE = 400_000  # A's catch-up rate, bytes/s: its MM2's fetch quota on the source and produce quota on the target
 B_RATE = 20_000_000  # B's: far above its feed, so B's own quota never holds B back here
 VALUE_BYTES = 1_000
-# 12 MB: 30 s at A's quota. The quota window is 11 one-second samples (quota.window.num): a backlog of about
-# three windows lets the rate be measured over most of the catch-up, after the first window's burst settles.
-BACKLOG = 12_000
+# 8 MB: 20 s at A's quota (measured here: 27-40 s, the rate a little under the quota). Kafka's quota window is
+# 11 one-second samples (quota.window.num): about two windows let the rate be measured over most of the catch-up,
+# after the first second's burst; a smaller backlog would be mostly burst, a larger one only costs time.
+BACKLOG = 8_000
 PARTITIONS = 3
 B_PACE = 0.1  # B's feed: one record per partition every 0.1 s (30 records/s), sequence-numbered
 TOLERANCE = 0.25  # A's measured rate may exceed its quota by at most a quarter (Kafka throttles after the fact)
