@@ -85,8 +85,8 @@ SLOWEST_FIRST = (
     "integration/test_probe.py", "integration/test_audit.py", "integration/test_mm2_exactly_once.py",
     "integration/test_mm2_upgrade.py", "integration/test_flow_topic_changes.py", "unit/test_audit_checks.py",
     "integration/test_image_install.py", "integration/test_prometheus.py", "integration/test_rotation.py",
-    "integration/test_quotas.py", "integration/test_generate_apply.py", "integration/test_wheel.py",
-    "integration/test_mm2_offset_sync.py", "integration/test_admission.py",
+    "integration/test_quotas.py", "integration/test_quota_neighbours.py", "integration/test_generate_apply.py",
+    "integration/test_wheel.py", "integration/test_mm2_offset_sync.py", "integration/test_admission.py",
 )
 
 
