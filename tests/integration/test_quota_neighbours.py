@@ -3,8 +3,8 @@ other tenant's flow between the same clusters keeps delivering its feed in full 
 
 Real: the stack's two Kafka 4 brokers, OPA, `mm2gov apply` (ACLs, SCRAM users and the client quotas the repo's
 capacity derives) and `mm2gov generate`, and each flow's MirrorMaker 2 exactly as generated (only MM2's
-intervals shortened). Tenant A's flow starts behind a backlog of BACKLOG records of VALUE_BYTES; tenant B's flow is already
-running and its feed goes on at a steady pace the whole time. The brokers, not MM2, hold A back: A's MM2
+intervals shortened). Tenant A's flow starts behind a backlog of BACKLOG records of VALUE_BYTES; tenant B's flow
+is already running and its feed goes on at a steady pace the whole time. The brokers, not MM2, hold A back: A's MM2
 principal has a fetch quota on the source and a produce quota on the target of A_RATE bytes/s.
 """
 
