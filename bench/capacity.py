@@ -1,6 +1,9 @@
 """Benchmark: what one flow's MirrorMaker 2 carries at 1 task on 1 node, 2 tasks on 1 node and 2 tasks on 2 nodes.
 
-`--calibrate` (the only mode so far; issue 27's noisy-neighbour measurement is not built yet): starts the local
+`--neighbours`: the neighbour's latency while another tenant's flow catches up, with and without that flow's
+quota (bench/neighbours.py, which says how; its options follow).
+
+`--calibrate`: starts the local
 stack's two Kafka clusters, applies and generates a governance repo whose two flows mm2gov sizes itself from
 their `capacity` (docs/capacity.md): one to 1 task on 1 node, one to `tasks.max=2` on 2 nodes (MM2's internal
 REST server on). Their catch-up rates are set far above what this machine copies (1 GB/s a task), so the quotas
@@ -355,9 +358,17 @@ def run_json(run: Run) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    if "--neighbours" in sys.argv[1:]:  # the noisy-neighbour measurement (bench/neighbours.py), its own options
+        sys.argv.remove("--neighbours")
+        from bench import neighbours
+
+        neighbours.main()
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     epilog="--neighbours [bench/neighbours.py's options]: the neighbour's latency "
+                                            "while another flow catches up, with and without its quota")
     parser.add_argument("--calibrate", action="store_true",
-                        help="measure 1 task/1 node, 2 tasks/1 node, 2 tasks/2 nodes (required: the only mode)")
+                        help="measure 1 task/1 node, 2 tasks/1 node, 2 tasks/2 nodes")
     parser.add_argument("--records", type=int, default=200_000, help="backlog records per run")
     parser.add_argument("--value-bytes", type=int, default=512)
     parser.add_argument("--partitions", type=int, default=4)
@@ -368,7 +379,7 @@ def main() -> None:
     parser.add_argument("--format", choices=["text", "json"], default="text")
     args = parser.parse_args()
     if not args.calibrate:
-        parser.error("--calibrate is the only mode so far (the noisy-neighbour measurement is not built)")
+        parser.error("--calibrate or --neighbours")
     if args.partitions < max(s.tasks for s in SHAPES):
         parser.error("--partitions: at least one per task (a task copies whole partitions)")
     opts = Options(args.records, args.value_bytes, args.partitions, args.heap)

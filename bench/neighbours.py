@@ -14,6 +14,8 @@ arrival on the target minus its CreateTime (MM2 keeps the source timestamp). Thr
 B's p50/p99 latency in each phase, the ratio to idle, A's catch-up rate and the cores each side used. Every B
 record must arrive (a lost one fails the run); A's backlog is checked complete on the target.
 
+Also `python bench/capacity.py --neighbours [options]`.
+
 Usage: python bench/neighbours.py [--backlog-mb 40] [--quota 2000000] [--rate 200] [--seconds 20]
        [--value-bytes 1000] [--partitions 3] [--format json]
 """
