@@ -5,7 +5,7 @@ grants, sets the quotas; `generate` writes the MM2 files), each run by its own d
 carries a steady paced feed (`--rate` records/s of `--value-bytes`) the whole time; its latency is each record's
 arrival on the target minus its CreateTime (MM2 keeps the source timestamp). Three phases, in one run:
 
-1. idle: B alone (A's MM2 stopped) for `--seconds`;
+1. idle: B alone (A's MM2 stopped) for `--seconds`, after as long again to warm up;
 2. A unthrottled: A's flow catches up on a backlog of `--backlog-mb` with no quota on its MM2 principal (the
    repo without A's capacity, applied: `apply` removes the quotas it owns);
 3. A at its quota: a fresh backlog of the same size, A's flow with `capacity` (its catch-up rate `--quota`
@@ -211,6 +211,7 @@ def run(stack: Stack, root: Path, args: argparse.Namespace, backlog: int) -> dic
         readers[B].wait_for(1, 300)
         # what B's feed wrote while its MM2 started is a backlog: steady state once B is within 1 s of its feed
         readers[B].wait_for(feed.sent - args.rate, 300)
+        time.sleep(args.seconds)  # B's MM2 warms up (JIT, first fetch sessions): measured first, idle's p99 was 1 s
         began, before = time.monotonic(), cpu_sample(stack, None)
         time.sleep(args.seconds)
         result["idle"] = {"b": b_latency(readers[B], began, time.monotonic()),
