@@ -223,6 +223,10 @@ SETTINGS: tuple[Setting, ...] = (
             InProperties(Section.MIRRORING, comment=(
                 "Kafka 4 registers MM2's replication metrics (kafka.connect.mirror) only with an explicit JMX "
                 "reporter.",))),
+    Setting("plugin.discovery", "service_load", "Connect finds MM2's connectors from their ServiceLoader manifests "
+            "(KIP-898) instead of scanning every class of the classpath: about 2 CPU-seconds less per node start "
+            "(measured on the stack's MM2, 2026-11-27), what Strimzi's own examples set",
+            InProperties(Section.MIRRORING), (WORKER,)),
     # KIP-618, `delivery: exactly_once` flows only. In dedicated mode `exactly.once.support=required` would be
     # pair-scoped and reach the checkpoint and heartbeat connectors, which declare no exactly-once support and
     # would then not start: it is set on Strimzi's source connector only.
