@@ -34,6 +34,8 @@ from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.integration.test_replication_policy import paced, wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 BATCH = 10
 WAIT = 180  # seconds: MM2's start, its first topic refresh (5 s, paced) and replication, on a loaded machine
 

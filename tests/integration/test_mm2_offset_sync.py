@@ -35,6 +35,8 @@ from tests.integration.test_replication_policy import (
     wait_for,
 )
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 RECORDS = 10
 COMMITTED = 4  # each tenant's group consumed offsets 0..3 of its topic on the source, then stopped
 DENIED = {KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.GROUP_AUTHORIZATION_FAILED}

@@ -38,6 +38,8 @@ from tests.integration.test_replication_policy import group_offsets, paced
 from tests.tools.offsets import end_offsets, read_to_end
 from tests.tools.wait import wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 log = logging.getLogger(__name__)
 
 # The producer runs until the roll is over and AFTER_ROLL more records per tenant were produced, then stops:

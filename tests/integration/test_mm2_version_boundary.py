@@ -58,6 +58,8 @@ from tests.integration.test_replication_policy import paced, topics_of
 from tests.tools.offsets import total_end_offset
 from tests.tools.wait import wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 log = logging.getLogger(__name__)
 
 BELOW, AT = mm2_boundary_versions()

@@ -36,6 +36,8 @@ from tests.conftest import run_cli
 from tests.integration.test_replication_policy import paced
 from tests.tools.in_process import run_in_process
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 RECORDS = 25
 LEGACY = "legacy"
 

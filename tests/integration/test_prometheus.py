@@ -56,6 +56,8 @@ from tests.conftest import REPO_ROOT, run_cli
 from tests.integration.test_replication_policy import paced
 from tests.tools.wait import wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 PACED_FOR = "10s"  # every rule's `for` in the stack test; promtool's unit tests run the generated durations
 ALERTS = ("MM2FlowDown", "MM2ReplicationLatencyHigh", "MM2RecordAgeHigh")
 # Generous on purpose (as in test_probe.py): the dashboards need the probe's figures, not a verdict on this machine

@@ -30,7 +30,7 @@ from tests.conftest import run_cli
 from tests.integration.feeder import Feeder, value
 from tests.integration.test_replication_policy import paced
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("decided_by_warm_opa")]  # one warm OPA: conftest
 
 A_RATE = 400_000  # A's catch-up rate, bytes/s: its MM2's fetch quota on the source and produce quota on the target
 B_RATE = 20_000_000  # B's: far above its feed, so B's own quota never holds B back here

@@ -37,6 +37,8 @@ from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 from tests.tools.wait import wait_for
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 RECORDS = 5
 COMMITTED = 3  # the tenant's group has consumed offsets 0..2 of its topic on the source
 

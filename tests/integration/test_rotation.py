@@ -17,6 +17,8 @@ from governance.model.names import flow_id
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
+
 FLOW = flow_id("rot-a", "source", "target")  # "rot--a-source-to-target"
 
 
