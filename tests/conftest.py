@@ -81,8 +81,8 @@ def secret_values(store: Path) -> set[str]:
 # A module missing here only runs later: the order is about the wall time, never about what passes.
 SLOWEST_FIRST = (
     "integration/test_migrate.py", "integration/test_mm2_nodes.py", "integration/test_audit_cluster.py",
-    "integration/test_failover.py", "integration/test_quotas.py", "integration/test_probe.py",
-    "integration/test_audit.py", "integration/test_mm2_exactly_once.py", "integration/test_mm2_upgrade.py",
+    "integration/test_failover.py", "integration/test_probe.py", "integration/test_audit.py",
+    "integration/test_mm2_exactly_once.py", "integration/test_quotas.py", "integration/test_mm2_upgrade.py",
     "integration/test_flow_topic_changes.py", "unit/test_audit_checks.py", "integration/test_image_install.py",
     "integration/test_prometheus.py", "integration/test_rotation.py", "integration/test_quota_neighbours.py",
     "integration/test_generate_apply.py", "integration/test_wheel.py", "integration/test_mm2_offset_sync.py",

@@ -17,6 +17,10 @@ it runs under its worker id, is the witness: tests/tools/connect_status.py):
 - the feed arrives whole on the target: 0 records lost; at least once, the crash may copy some twice
   (counted and logged, not bounded); exactly once (the same flow with `delivery: exactly_once`, the target
   read committed), 0 duplicates: the survivor fences the dead node's task producers through the leader.
+
+Both deliveries run at the same time, each its own tenant's flow (one repo) on its own two nodes, one thread each
+(`runs`): most of a run is waiting on Connect (session timeout, rebalance delays), and those waits overlap. Each
+delivery is its own test, which takes its run's outcome.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import logging
 import uuid
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import javaproperties
@@ -63,43 +68,61 @@ CAPACITY_FILE = {
 FAILOVER_TIMEOUT = 120
 
 
-@pytest.fixture(scope="module", params=["at_least_once", "exactly_once"])
-def flow(request, stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
-    """The sized flow (at least once, then exactly once) applied and generated, its topic created, the feed
-    started (and stopped at the end)."""
-    delivery = request.param
-    tenant = f"nodes{uuid.uuid4().hex[:5]}"
+DELIVERIES = ("at_least_once", "exactly_once")
+
+
+@pytest.fixture(scope="module")
+def flows(stack, tmp_path_factory) -> Iterator[dict[str, dict[str, Any]]]:
+    """Per delivery, its tenant's sized flow (one repo, both tenants) applied and generated, its topic created, its
+    feed started (and stopped at the end)."""
+    tenants = {delivery: f"nodes{uuid.uuid4().hex[:5]}" for delivery in DELIVERIES}
     root = tmp_path_factory.mktemp("mm2-nodes")
     repo, secrets, out = root / "repo", root / "secrets", root / "out"
-    write_stack_repo(stack, repo, [tenant])
-    tenant_file = repo / "tenants" / f"{tenant}.yaml"
-    document = yaml.safe_load(tenant_file.read_text())
-    document["flows"][0] |= {"capacity": CAPACITY, "delivery": delivery}
-    tenant_file.write_text(yaml.dump(document, Dumper=YAML_DUMPER))
+    write_stack_repo(stack, repo, tenants.values())
+    for delivery, tenant in tenants.items():
+        tenant_file = repo / "tenants" / f"{tenant}.yaml"
+        document = yaml.safe_load(tenant_file.read_text())
+        document["flows"][0] |= {"capacity": CAPACITY, "delivery": delivery}
+        tenant_file.write_text(yaml.dump(document, Dumper=YAML_DUMPER))
     (repo / "capacity.yaml").write_text(yaml.dump(CAPACITY_FILE, Dumper=YAML_DUMPER))
     stack.export_secret_store(secrets)
     source, target = stack.kafka["source"], stack.kafka["target"]
-    topic = f"{tenant}.events"
-    create_topics(admin_client(source.admin_config()), [topic], partitions=PARTITIONS)
+    create_topics(admin_client(source.admin_config()), [f"{t}.events" for t in tenants.values()],
+                  partitions=PARTITIONS)
     applied = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
     assert applied.returncode == 0, applied.stderr
     generated = run_cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
     assert generated.returncode == 0, generated.stderr
-    flow = flow_id(tenant, "source", "target")
-    text = (out / "mm2" / f"{flow}.properties").read_text()
-    settings = javaproperties.loads(text)
-    assert settings["source->target.tasks.max"] == "2"
-    assert settings["dedicated.mode.enable.internal.rest"] == "true"
-    properties = root / f"{flow}.properties"
-    properties.write_text(paced(text))
-    feeder = Feeder(source.admin_config(), {tenant: topic}, partitions=PARTITIONS, batch=BATCH, pace=PACE_SECONDS)
-    feeder.start()
+    prepared: dict[str, dict[str, Any]] = {}
     try:
-        yield {"delivery": delivery, "tenant": tenant, "flow": flow, "topic": topic, "remote": f"source.{topic}",
-               "feeder": feeder, "properties": properties, "status": connect_names(flow).status, "target": target}
+        for delivery, tenant in tenants.items():
+            flow, topic = flow_id(tenant, "source", "target"), f"{tenant}.events"
+            text = (out / "mm2" / f"{flow}.properties").read_text()
+            settings = javaproperties.loads(text)
+            assert settings["source->target.tasks.max"] == "2"
+            assert settings["dedicated.mode.enable.internal.rest"] == "true"
+            properties = root / f"{flow}.properties"
+            properties.write_text(paced(text))
+            feeder = Feeder(source.admin_config(), {tenant: topic}, partitions=PARTITIONS, batch=BATCH,
+                            pace=PACE_SECONDS)
+            feeder.start()
+            prepared[delivery] = {
+                "delivery": delivery, "tenant": tenant, "flow": flow, "topic": topic, "remote": f"source.{topic}",
+                "feeder": feeder, "properties": properties, "status": connect_names(flow).status, "target": target}
+        yield prepared
     finally:
-        feeder.halt.set()
-        feeder.join(60)
+        for flow in prepared.values():
+            flow["feeder"].halt.set()
+            flow["feeder"].join(60)
+
+
+@pytest.fixture(scope="module")
+def runs(stack, flows) -> Iterator[dict[str, Future[tuple[set[bytes], Counter[bytes]]]]]:
+    """Both deliveries' runs (`two_nodes_kill_and_restart`) at the same time, one thread each: their waits on
+    Connect (the session timeout, the rebalance delays) overlap. Each test takes its delivery's outcome."""
+    with ThreadPoolExecutor(len(flows), thread_name_prefix="mm2-nodes") as pool:
+        yield {delivery: pool.submit(two_nodes_kill_and_restart, stack, flow) for delivery, flow in flows.items()}
+    # leaving the pool waits for both runs: each stops its nodes whatever happened
 
 
 def statuses(flow: dict[str, Any]) -> dict[tuple[str, int], TaskStatus]:
@@ -120,7 +143,9 @@ def balanced(counts: Counter[str]) -> bool:
     return max(counts.values()) - min(counts.values()) <= 1
 
 
-def test_two_nodes_share_the_flow_survive_a_sigkill_and_take_the_restarted_node_back(stack, flow):
+def two_nodes_kill_and_restart(stack, flow: dict[str, Any]) -> tuple[set[bytes], Counter[bytes]]:
+    """The flow on two nodes, the node running MirrorSourceConnector-0 SIGKILLed, then started again, the feed
+    stopped: what was fed (its values) and what arrived (each value's copies on the target). Asserts each phase."""
     nodes: list[MirrorMaker] = []
     try:
         nodes = stack.start_mirrormaker_nodes(flow["flow"], flow["properties"], NODES)
@@ -129,8 +154,8 @@ def test_two_nodes_share_the_flow_survive_a_sigkill_and_take_the_restarted_node_
 
         spread = wait_for("every task running, on both nodes", lambda: all_running(flow, set(addresses)), 180, 1)
         counts = running_by_node(spread)
-        log.warning("two nodes %s: tasks per node %s; %s on %s", addresses, dict(counts), SOURCE_CONNECTOR,
-                    {t: s.node_address for t, s in source_tasks(spread).items()})
+        log.warning("%s, two nodes %s: tasks per node %s; %s on %s", flow["delivery"], addresses, dict(counts),
+                    SOURCE_CONNECTOR, {t: s.node_address for t, s in source_tasks(spread).items()})
         assert balanced(counts), counts
 
         victim = next(i for i, a in enumerate(addresses) if a == source_tasks(spread)[0].node_address)
@@ -151,8 +176,9 @@ def test_two_nodes_share_the_flow_survive_a_sigkill_and_take_the_restarted_node_
         assert back and back not in addresses, back  # a new member: a new port, a new worker id
         rejoined = wait_for(f"node {back} rejoined and running tasks",
                             lambda: all_running(flow, {survivor, back}), FAILOVER_TIMEOUT, 1)
-        log.warning("after the restart: tasks per node %s; %s on %s", dict(running_by_node(rejoined)),
-                    SOURCE_CONNECTOR, {t: s.node_address for t, s in source_tasks(rejoined).items()})
+        log.warning("%s, after the restart: tasks per node %s; %s on %s", flow["delivery"],
+                    dict(running_by_node(rejoined)), SOURCE_CONNECTOR,
+                    {t: s.node_address for t, s in source_tasks(rejoined).items()})
         assert balanced(running_by_node(rejoined)), running_by_node(rejoined)
 
         feeder = flow["feeder"]
@@ -167,11 +193,18 @@ def test_two_nodes_share_the_flow_survive_a_sigkill_and_take_the_restarted_node_
         for node in range(NODES):
             if node_key(flow["flow"], node) in stack.mirrormakers:
                 stack.stop_mirrormaker(flow["flow"], node)
+    return expected, copies
+
+
+@pytest.mark.parametrize("delivery", DELIVERIES)
+def test_two_nodes_share_the_flow_survive_a_sigkill_and_take_the_restarted_node_back(runs, delivery):
+    """Per delivery, from its run beside the other's (`runs`): every phase asserted there, then the feed whole."""
+    expected, copies = runs[delivery].result()
     duplicated = sum(n - 1 for n in copies.values())
-    log.warning("feed (%s): %d records produced, %d on the target, %d missing, %d duplicated", flow["delivery"],
+    log.warning("feed (%s): %d records produced, %d on the target, %d missing, %d duplicated", delivery,
                 len(expected), sum(copies.values()), len(expected - set(copies)), duplicated)
     assert set(copies) == expected  # 0 lost, nothing foreign
-    if flow["delivery"] == "exactly_once":  # read committed: the killed node's open transactions were aborted
+    if delivery == "exactly_once":  # read committed: the killed node's open transactions were aborted
         assert duplicated == 0
 
 

@@ -13,6 +13,7 @@ ACL_COMMAND = "org.apache.kafka.tools.AclCommand"  # what kafka-acls.sh runs
 def kafka_tool(stack, cluster: str, user: str, password: str, main_class: str, *args: str, tmp_path: Path) -> str:
     """Run one of Kafka's own admin tools as `user` (Java's client, not ours): stdout + stderr."""
     from devstack import tools
+    from devstack.process import QUICK_JVM
 
     kafka = stack.kafka[cluster]
     config = tmp_path / f"{cluster}-{user}.properties"
@@ -21,7 +22,7 @@ def kafka_tool(stack, cluster: str, user: str, password: str, main_class: str, *
                       f'username="{user}" password="{password}";\n'
                       f"ssl.truststore.type=PEM\nssl.truststore.location={kafka.ca_pem_path}\n")
     config.chmod(0o600)
-    done = subprocess.run([str(tools.java()), "-Xmx256m", "-cp", tools.kafka().classpath, main_class,
+    done = subprocess.run([str(tools.java()), "-Xmx256m", *QUICK_JVM, "-cp", tools.kafka().classpath, main_class,
                            "--bootstrap-server", kafka.bootstrap_servers, "--command-config", str(config), *args],
                           capture_output=True, text=True, timeout=120)
     return done.stdout + done.stderr
