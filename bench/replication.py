@@ -26,8 +26,14 @@ ratio to plain MM2, and the cores the machine spent during the throughput phase 
 process, and everything else: other users of the machine skew the figures).
 Target: at-least-once within 10% of plain MM2's throughput.
 
+A/B of MM2 settings in the same run: `--tweak NAME:KEY=VALUE[,KEY=VALUE...]` adds a variant NAME, written
+`<base>+<label>` (e.g. `exactly_once+nolinger:target.producer.linger.ms=0`), that runs the base variant's
+properties file with those keys set (the file's keys as written, scoped: `target.producer.*`,
+`source.consumer.*`, `source->target.*`); it rotates with the others and is reported like them.
+
 Usage: python bench/replication.py [--records 300000] [--value-bytes 512] [--partitions 6] [--runs 2]
-       [--latency-rate 2000] [--latency-seconds 15] [--variants plain,at_least_once,exactly_once] [--format json]
+       [--latency-rate 2000] [--latency-seconds 15] [--variants plain,at_least_once,exactly_once]
+       [--tweak NAME:KEY=VALUE,...]... [--format json]
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -280,6 +287,34 @@ def governed_flows(stack: Stack, root: Path, secrets: Path, variants: list[str])
     return {v: out / "mm2" / f"{flow_id(TENANTS[v], SOURCE, TARGET)}.properties" for v in governed}
 
 
+@dataclass(frozen=True)
+class Tweak:
+    """A variant that runs `base`'s properties file with `settings` set over it (--tweak)."""
+
+    name: str
+    base: str
+    settings: dict[str, str]
+    suffix: str  # tells its topics apart from the base's in the same round
+
+
+def parse_tweak(text: str, index: int) -> Tweak:
+    name, _, assignments = text.partition(":")
+    base = name.partition("+")[0]
+    if base not in VARIANTS or "+" not in name or not assignments:
+        raise ValueError(f"--tweak {text!r}: expected <variant>+<label>:KEY=VALUE[,KEY=VALUE...] with a variant "
+                         f"of {', '.join(VARIANTS)}")
+    settings = dict(item.split("=", 1) for item in assignments.split(","))
+    return Tweak(name, base, settings, f"-t{index}")
+
+
+def tweaked_properties(base: Path, tweak: Tweak, root: Path) -> Path:
+    """The base variant's file with the tweak's keys set over it."""
+    props = javaproperties.loads(base.read_text())
+    path = root / f"tweak{tweak.suffix}.properties"
+    path.write_text(javaproperties.dumps(props | tweak.settings, timestamp=False))
+    return path
+
+
 @dataclass
 class Run:
     variant: str
@@ -310,10 +345,13 @@ class Options:
 
 
 def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, backlog_records: int,
-             secrets: Path, generated: dict[str, Path], root: Path, latency: bool) -> Run:
-    """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target."""
+             secrets: Path, generated: dict[str, Path], root: Path, latency: bool, tweak: Tweak | None = None,
+             keep_logs: Path | None = None) -> Run:
+    """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target.
+    `variant` is the base variant (its file, its tenant); `tweak`, if any, sets keys over its file."""
     source, target = stack.kafka[SOURCE], stack.kafka[TARGET]
-    topic = f"bench-plain-{label}" if variant == PLAIN else f"{TENANTS[variant]}.{label}"
+    suffix = tweak.suffix if tweak else ""
+    topic = f"bench-plain-{label}{suffix}" if variant == PLAIN else f"{TENANTS[variant]}.{label}{suffix}"
     remote = remote_name("default", SOURCE, topic)
     create_topics(admin_client(source.admin_config()), [topic], partitions=opts.partitions)
     backlog = make_records(f"b{label}-", backlog_records, opts.value_bytes, seed)
@@ -323,7 +361,10 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
         properties.write_text(plain_properties(stack, secrets, topic))
     else:
         properties = generated[variant]
-    name = f"{variant}-{label}"
+    if tweak:
+        properties = tweaked_properties(properties, tweak, root)
+    reported = tweak.name if tweak else variant
+    name = f"{variant}-{label}{suffix}"
     reader = TargetReader(target.admin_config(), remote, opts.partitions, backlog_records)
     reader.start()
     started = time.monotonic()
@@ -344,18 +385,21 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
         time.sleep(1)  # anything MM2 would still copy (a duplicate) arrives and is counted
     finally:
         if name in stack.mirrormakers:
+            log = stack.mirrormakers[name].log_path
             stack.stop_mirrormaker(name)
+            if keep_logs:
+                shutil.copyfile(log, keep_logs / f"{name}.log")
         reader.stopping.set()
         reader.join(30)
     got = reader.received
     if (got.count, got.digest) != (written.count, written.digest) or reader.error:
-        raise SystemExit(f"{variant} run {label}: the target holds {got.count} records (digest {got.digest:016x}), "
+        raise SystemExit(f"{reported} run {label}: the target holds {got.count} records (digest {got.digest:016x}), "
                          f"the source {written.count} ({written.digest:016x}); {reader.error or 'no read error'}")
     for cluster, name in ((source, topic), (target, remote)):  # keep the brokers' disks and caches small
         admin = admin_client(cluster.admin_config())
         admin.delete_topics([name])[name].result(60)
     assert reader.first is not None and reader.last is not None
-    return Run(variant, label, backlog_records, sum(len(k) + len(v) for k, v in backlog),
+    return Run(reported, label, backlog_records, sum(len(k) + len(v) for k, v in backlog),
                reader.last - reader.first, reader.first - started, latencies, cores)
 
 
@@ -390,16 +434,22 @@ def summary(runs: list[Run], variants: list[str]) -> dict[str, Any]:
 
 
 def exactly_once_cost(table: dict[str, Any]) -> str | None:
-    """What exactly-once costs in this run, against plain MM2 and against at-least-once."""
-    if "exactly_once" not in table or "at_least_once" not in table:
+    """What exactly-once (and each of its tweaks) costs in this run, against plain MM2 and at-least-once."""
+    if "at_least_once" not in table:
         return None
-    eos, alo = table["exactly_once"], table["at_least_once"]
-    lines = [f"exactly-once's cost: {eos['records_per_s'] / alo['records_per_s']:.0%} of at-least-once's throughput"
-             + (f" ({eos['throughput_vs_plain']:.0%} of plain's)" if "throughput_vs_plain" in eos else "")]
-    lines.append(f"latency p50 {eos['latency_ms']['p50'] - alo['latency_ms']['p50']:+.1f} ms, "
-                 f"p99 {eos['latency_ms']['p99'] - alo['latency_ms']['p99']:+.1f} ms against at-least-once "
-                 "(records visible at MM2's transaction commit)")
-    return ", ".join(lines)
+    alo = table["at_least_once"]
+    lines = []
+    for name, eos in table.items():
+        if name.partition("+")[0] != "exactly_once":
+            continue
+        p99_ratio = eos["latency_ms"]["p99"] / alo["latency_ms"]["p99"]
+        lines.append(
+            f"{name}'s cost: {eos['records_per_s'] / alo['records_per_s']:.0%} of at-least-once's throughput"
+            + (f" ({eos['throughput_vs_plain']:.0%} of plain's)" if "throughput_vs_plain" in eos else "")
+            + f", latency p50 {eos['latency_ms']['p50'] - alo['latency_ms']['p50']:+.1f} ms, "
+            f"p99 {eos['latency_ms']['p99'] - alo['latency_ms']['p99']:+.1f} ms ({p99_ratio:.2f}x) against "
+            "at-least-once (records visible at MM2's transaction commit)")
+    return "\n".join(lines) or None
 
 
 def verdict(table: dict[str, Any]) -> str:
@@ -456,11 +506,23 @@ def main() -> None:
     parser.add_argument("--latency-rate", type=int, default=2000, help="paced records per second")
     parser.add_argument("--latency-seconds", type=float, default=15)
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--tweak", action="append", default=[], metavar="NAME:KEY=VALUE,...",
+                        help="an extra variant <base>+<label>: the base variant's file with these keys set")
     parser.add_argument("--format", choices=["text", "json"], default="text")
+    parser.add_argument("--keep-logs", type=Path, help="copy each run's MirrorMaker 2 log into this directory")
     args = parser.parse_args()
     variants = args.variants.split(",")
     if unknown := set(variants) - set(VARIANTS):
         parser.error(f"unknown variant(s): {', '.join(sorted(unknown))}")
+    try:
+        tweaks = {t.name: t for t in (parse_tweak(text, i) for i, text in enumerate(args.tweak, 1))}
+    except ValueError as error:
+        parser.error(str(error))
+    if missing := {t.base for t in tweaks.values()} - set(variants):
+        parser.error(f"--tweak needs its base variant(s) in --variants: {', '.join(sorted(missing))}")
+    variants += list(tweaks)
+    if args.keep_logs:
+        args.keep_logs.mkdir(parents=True, exist_ok=True)
     opts = Options(args.records, args.value_bytes, args.partitions, args.latency_rate, args.latency_seconds)
     text = args.format == "text"
     runs: list[Run] = []
@@ -470,15 +532,17 @@ def main() -> None:
         try:
             secrets = root / "secrets"
             stack.export_secret_store(secrets)
-            generated = governed_flows(stack, root, secrets, variants)
+            generated = governed_flows(stack, root, secrets, [v for v in variants if v in VARIANTS])
             for round_ in range(args.runs + 1):
                 order = variants[round_ % len(variants):] + variants[:round_ % len(variants)]
                 for variant in order:
                     warm = round_ == 0
                     label = "w" if warm else f"r{round_}"
-                    run = run_once(stack, variant, label, seed=round_ * 1000, opts=opts,
+                    tweak = tweaks.get(variant)
+                    run = run_once(stack, tweak.base if tweak else variant, label, seed=round_ * 1000, opts=opts,
                                    backlog_records=max(1, args.records // 3) if warm else args.records,
-                                   secrets=secrets, generated=generated, root=root, latency=not warm)
+                                   secrets=secrets, generated=generated, root=root, latency=not warm, tweak=tweak,
+                                   keep_logs=args.keep_logs)
                     if text:
                         print(f"{'warm-up' if warm else 'run ' + str(round_)}: {variant:<14} {run.rate:>9,.0f} "
                               f"records/s", flush=True)
