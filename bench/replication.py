@@ -63,6 +63,7 @@ import yaml  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
 from devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
+from devstack.kafka import LOG4J2  # noqa: E402
 from devstack.process import tail  # noqa: E402
 from devstack.repo import tenant_yaml  # noqa: E402
 from devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
@@ -315,6 +316,17 @@ def tweaked_properties(base: Path, tweak: Tweak, root: Path) -> Path:
     return path
 
 
+def mm2_log4j(root: Path, levels: list[str]) -> Path:
+    """The stack's MM2 logging with these loggers' levels (`LOGGER=LEVEL`)."""
+    lines = [LOG4J2]
+    for i, item in enumerate(levels):
+        logger, _, level = item.partition("=")
+        lines.append(f"logger.bench{i}.name = {logger}\nlogger.bench{i}.level = {level}\n")
+    path = root / "mm2-log4j2.properties"
+    path.write_text("".join(lines))
+    return path
+
+
 @dataclass
 class Run:
     variant: str
@@ -346,7 +358,7 @@ class Options:
 
 def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, backlog_records: int,
              secrets: Path, generated: dict[str, Path], root: Path, latency: bool, tweak: Tweak | None = None,
-             keep_logs: Path | None = None) -> Run:
+             keep_logs: Path | None = None, log4j_config: Path | None = None) -> Run:
     """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target.
     `variant` is the base variant (its file, its tenant); `tweak`, if any, sets keys over its file."""
     source, target = stack.kafka[SOURCE], stack.kafka[TARGET]
@@ -369,7 +381,7 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
     reader.start()
     started = time.monotonic()
     try:
-        mm2 = stack.start_mirrormaker(name, properties)
+        mm2 = stack.start_mirrormaker(name, properties, log4j_config=log4j_config)
         before = cpu_sample(stack, mm2.process.pid if mm2.process else None)
         reader.wait(lambda: reader.last is not None, "the backlog", mm2.log_path)
         cores = cores_busy(before, cpu_sample(stack, mm2.process.pid if mm2.process else None))
@@ -510,6 +522,9 @@ def main() -> None:
                         help="an extra variant <base>+<label>: the base variant's file with these keys set")
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--keep-logs", type=Path, help="copy each run's MirrorMaker 2 log into this directory")
+    parser.add_argument("--mm2-log", action="append", default=[], metavar="LOGGER=LEVEL",
+                        help="a MirrorMaker 2 logger's level (e.g. org.apache.kafka.connect.runtime."
+                             "ExactlyOnceWorkerSourceTask=DEBUG: each commit's duration), with --keep-logs")
     args = parser.parse_args()
     variants = args.variants.split(",")
     if unknown := set(variants) - set(VARIANTS):
@@ -533,6 +548,7 @@ def main() -> None:
             secrets = root / "secrets"
             stack.export_secret_store(secrets)
             generated = governed_flows(stack, root, secrets, [v for v in variants if v in VARIANTS])
+            log4j_config = mm2_log4j(root, args.mm2_log) if args.mm2_log else None
             for round_ in range(args.runs + 1):
                 order = variants[round_ % len(variants):] + variants[:round_ % len(variants)]
                 for variant in order:
@@ -542,7 +558,7 @@ def main() -> None:
                     run = run_once(stack, tweak.base if tweak else variant, label, seed=round_ * 1000, opts=opts,
                                    backlog_records=max(1, args.records // 3) if warm else args.records,
                                    secrets=secrets, generated=generated, root=root, latency=not warm, tweak=tweak,
-                                   keep_logs=args.keep_logs)
+                                   keep_logs=args.keep_logs, log4j_config=log4j_config)
                     if text:
                         print(f"{'warm-up' if warm else 'run ' + str(round_)}: {variant:<14} {run.rate:>9,.0f} "
                               f"records/s", flush=True)
