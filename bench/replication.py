@@ -27,9 +27,10 @@ process, and everything else: other users of the machine skew the figures).
 Target: at-least-once within 10% of plain MM2's throughput.
 
 A/B of MM2 settings in the same run: `--tweak NAME:KEY=VALUE[,KEY=VALUE...]` adds a variant NAME, written
-`<base>+<label>` (e.g. `exactly_once+nolinger:target.producer.linger.ms=0`), that runs the base variant's
-properties file with those keys set (the file's keys as written, scoped: `target.producer.*`,
-`source.consumer.*`, `source->target.*`); it rotates with the others and is reported like them.
+`<base>+<label>` (e.g. `exactly_once+nolinger:target.producer.linger.ms=0`): a flow of its own (its own
+tenant, Connect group and internal topics), generated as the base variant's, its file with those keys set
+(the file's keys as written, scoped: `target.producer.*`, `source.consumer.*`, `source->target.*`); it rotates
+with the others and is reported like them.
 
 Usage: python bench/replication.py [--records 300000] [--value-bytes 512] [--partitions 6] [--runs 2]
        [--latency-rate 2000] [--latency-seconds 15] [--variants plain,at_least_once,exactly_once]
@@ -271,21 +272,24 @@ def cli(*args: str) -> None:
         raise SystemExit(f"mm2gov {args[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
 
 
-def governed_flows(stack: Stack, root: Path, secrets: Path, variants: list[str]) -> dict[str, Path]:
-    """One tenant per mm2gov variant, its flow's `delivery` set; `mm2gov apply` grants, `mm2gov generate`
-    writes the MM2 files: the variant -> its generated properties file."""
+def governed_flows(stack: Stack, root: Path, secrets: Path, variants: list[str],
+                   tweaks: dict[str, Tweak]) -> dict[str, Path]:
+    """One tenant per mm2gov variant (a tweak's its own, so that nothing of its MM2 is shared), its flow's
+    `delivery` set; `mm2gov apply` grants, `mm2gov generate` writes the MM2 files: the variant -> its
+    generated properties file (a tweak's keys not yet set)."""
     repo, out = root / "repo", root / "out"
     (repo / "tenants").mkdir(parents=True)
     (repo / "clusters.yaml").write_text(stack.governance_clusters())
-    governed = [v for v in variants if VARIANTS[v]]
+    governed = [v for v in variants if VARIANTS[base_of(v, tweaks)]]
     for variant in governed:
-        tenant = yaml.safe_load(tenant_yaml(TENANTS[variant], SOURCE, TARGET))
-        tenant["flows"][0]["delivery"] = VARIANTS[variant]
-        (repo / "tenants" / f"{TENANTS[variant]}.yaml").write_text(yaml.safe_dump(tenant, sort_keys=False))
+        name = tenant_of(variant, tweaks)
+        tenant = yaml.safe_load(tenant_yaml(name, SOURCE, TARGET))
+        tenant["flows"][0]["delivery"] = VARIANTS[base_of(variant, tweaks)]
+        (repo / "tenants" / f"{name}.yaml").write_text(yaml.safe_dump(tenant, sort_keys=False))
     if governed:
         cli("apply", str(repo), "--secrets-dir", str(secrets))
         cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
-    return {v: out / "mm2" / f"{flow_id(TENANTS[v], SOURCE, TARGET)}.properties" for v in governed}
+    return {v: out / "mm2" / f"{flow_id(tenant_of(v, tweaks), SOURCE, TARGET)}.properties" for v in governed}
 
 
 @dataclass(frozen=True)
@@ -295,7 +299,7 @@ class Tweak:
     name: str
     base: str
     settings: dict[str, str]
-    suffix: str  # tells its topics apart from the base's in the same round
+    index: int  # its tenant's (and plain's topics') suffix: nothing shared with the base in the same round
 
 
 def parse_tweak(text: str, index: int) -> Tweak:
@@ -305,13 +309,23 @@ def parse_tweak(text: str, index: int) -> Tweak:
         raise ValueError(f"--tweak {text!r}: expected <variant>+<label>:KEY=VALUE[,KEY=VALUE...] with a variant "
                          f"of {', '.join(VARIANTS)}")
     settings = dict(item.split("=", 1) for item in assignments.split(","))
-    return Tweak(name, base, settings, f"-t{index}")
+    return Tweak(name, base, settings, index)
+
+
+def base_of(variant: str, tweaks: dict[str, Tweak]) -> str:
+    return tweaks[variant].base if variant in tweaks else variant
+
+
+def tenant_of(variant: str, tweaks: dict[str, Tweak]) -> str:
+    """A governed variant's tenant; a tweak's is its base's with the tweak's number."""
+    tweak = tweaks.get(variant)
+    return TENANTS[tweak.base] + str(tweak.index) if tweak else TENANTS[variant]
 
 
 def tweaked_properties(base: Path, tweak: Tweak, root: Path) -> Path:
     """The base variant's file with the tweak's keys set over it."""
     props = javaproperties.loads(base.read_text())
-    path = root / f"tweak{tweak.suffix}.properties"
+    path = root / f"tweak{tweak.index}.properties"
     path.write_text(javaproperties.dumps(props | tweak.settings, timestamp=False))
     return path
 
@@ -357,26 +371,28 @@ class Options:
 
 
 def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, backlog_records: int,
-             secrets: Path, generated: dict[str, Path], root: Path, latency: bool, tweak: Tweak | None = None,
+             secrets: Path, generated: dict[str, Path], root: Path, latency: bool, tweaks: dict[str, Tweak],
              keep_logs: Path | None = None, log4j_config: Path | None = None) -> Run:
     """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target.
-    `variant` is the base variant (its file, its tenant); `tweak`, if any, sets keys over its file."""
+    A tweak's run is its base variant's with the tweak's keys set over its own flow's file."""
     source, target = stack.kafka[SOURCE], stack.kafka[TARGET]
-    suffix = tweak.suffix if tweak else ""
-    topic = f"bench-plain-{label}{suffix}" if variant == PLAIN else f"{TENANTS[variant]}.{label}{suffix}"
+    tweak = tweaks.get(variant)
+    if base_of(variant, tweaks) == PLAIN:
+        topic = f"bench-plain-{label}" + (f"-t{tweak.index}" if tweak else "")
+    else:
+        topic = f"{tenant_of(variant, tweaks)}.{label}"
     remote = remote_name("default", SOURCE, topic)
     create_topics(admin_client(source.admin_config()), [topic], partitions=opts.partitions)
     backlog = make_records(f"b{label}-", backlog_records, opts.value_bytes, seed)
     written = fill(source.admin_config(), topic, backlog, opts.partitions)
-    if variant == PLAIN:
+    if base_of(variant, tweaks) == PLAIN:
         properties = root / f"plain-{label}.properties"
         properties.write_text(plain_properties(stack, secrets, topic))
     else:
         properties = generated[variant]
     if tweak:
         properties = tweaked_properties(properties, tweak, root)
-    reported = tweak.name if tweak else variant
-    name = f"{variant}-{label}{suffix}"
+    name = f"{base_of(variant, tweaks)}-{label}" + (f"-t{tweak.index}" if tweak else "")
     reader = TargetReader(target.admin_config(), remote, opts.partitions, backlog_records)
     reader.start()
     started = time.monotonic()
@@ -405,13 +421,13 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
         reader.join(30)
     got = reader.received
     if (got.count, got.digest) != (written.count, written.digest) or reader.error:
-        raise SystemExit(f"{reported} run {label}: the target holds {got.count} records (digest {got.digest:016x}), "
+        raise SystemExit(f"{variant} run {label}: the target holds {got.count} records (digest {got.digest:016x}), "
                          f"the source {written.count} ({written.digest:016x}); {reader.error or 'no read error'}")
     for cluster, name in ((source, topic), (target, remote)):  # keep the brokers' disks and caches small
         admin = admin_client(cluster.admin_config())
         admin.delete_topics([name])[name].result(60)
     assert reader.first is not None and reader.last is not None
-    return Run(reported, label, backlog_records, sum(len(k) + len(v) for k, v in backlog),
+    return Run(variant, label, backlog_records, sum(len(k) + len(v) for k, v in backlog),
                reader.last - reader.first, reader.first - started, latencies, cores)
 
 
@@ -547,17 +563,16 @@ def main() -> None:
         try:
             secrets = root / "secrets"
             stack.export_secret_store(secrets)
-            generated = governed_flows(stack, root, secrets, [v for v in variants if v in VARIANTS])
+            generated = governed_flows(stack, root, secrets, variants, tweaks)
             log4j_config = mm2_log4j(root, args.mm2_log) if args.mm2_log else None
             for round_ in range(args.runs + 1):
                 order = variants[round_ % len(variants):] + variants[:round_ % len(variants)]
                 for variant in order:
                     warm = round_ == 0
                     label = "w" if warm else f"r{round_}"
-                    tweak = tweaks.get(variant)
-                    run = run_once(stack, tweak.base if tweak else variant, label, seed=round_ * 1000, opts=opts,
+                    run = run_once(stack, variant, label, seed=round_ * 1000, opts=opts,
                                    backlog_records=max(1, args.records // 3) if warm else args.records,
-                                   secrets=secrets, generated=generated, root=root, latency=not warm, tweak=tweak,
+                                   secrets=secrets, generated=generated, root=root, latency=not warm, tweaks=tweaks,
                                    keep_logs=args.keep_logs, log4j_config=log4j_config)
                     if text:
                         print(f"{'warm-up' if warm else 'run ' + str(round_)}: {variant:<14} {run.rate:>9,.0f} "
