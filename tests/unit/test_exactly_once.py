@@ -30,8 +30,7 @@ FLOW = flow_id("payments", "onprem", "cloud")
 KIP_618_KEYS = {"cloud.exactly.once.source.support", "onprem.consumer.isolation.level",
                 "dedicated.mode.enable.internal.rest", "listeners", "cloud.scheduled.rebalance.max.delay.ms",
                 # what exactly-once costs, bought back (docs/generate-apply.md, "What it costs")
-                "onprem->cloud.transaction.boundary", "cloud.producer.batch.size", "onprem.consumer.max.poll.records",
-                "onprem.consumer.fetch.min.bytes", "onprem.consumer.fetch.max.wait.ms"}
+                "onprem->cloud.transaction.boundary", "cloud.producer.batch.size", "onprem.consumer.max.poll.records"}
 
 
 def flow(delivery: str) -> ResolvedFlow:
@@ -62,8 +61,7 @@ def test_exactly_once_flows_get_the_kip_618_keys():
         "dedicated.mode.enable.internal.rest": "true", "listeners": "http://127.0.0.1:0",
         "cloud.scheduled.rebalance.max.delay.ms": "10000",
         "onprem->cloud.transaction.boundary": "poll", "cloud.producer.batch.size": "262144",
-        "onprem.consumer.max.poll.records": "5000", "onprem.consumer.fetch.min.bytes": "1048576",
-        "onprem.consumer.fetch.max.wait.ms": "25"}
+        "onprem.consumer.max.poll.records": "5000"}
     assert set(properties("exactly_once")) - set(properties("at_least_once")) == KIP_618_KEYS
 
 

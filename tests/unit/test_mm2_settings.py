@@ -164,27 +164,6 @@ def test_an_exactly_once_flows_transaction_size_is_derived_from_its_capacity():
     at_least_once = flow_properties("payments", flow(), CLUSTERS, "/secrets", "# generated")
     assert "max.poll.records" not in at_least_once and "transaction.boundary" not in at_least_once
 
-
-def test_an_exactly_once_flows_source_fetch_waits_for_a_transaction_or_about_a_commit():
-    """The source consumer's fetch waits for one transaction's bytes (capped so that one partition's backlog fills
-    it) or TRANSACTION_FETCH_WAIT_MS, in the file and on Strimzi alike; a small flow's transaction is smaller."""
-    small = model_flow("payments", topics=["payments\\..*"], delivery="exactly_once", capacity={
-        "bytes_per_second": 500_000, "catch_up_bytes_per_second": 1_000_000, "source_partitions": 2,
-        "tasks": 1, "nodes": 1, "cpu": "1", "memory": "1Gi", "heap": "1g", "source_fetch_byte_rate": 1,
-        "target_produce_byte_rate": 1})
-    assert transaction_records(small.capacity) == capacity.MIN_TRANSACTION_RECORDS
-    for one, min_bytes in ((flow("exactly_once"), capacity.MAX_PARTITION_FETCH_BYTES),
-                           (small, capacity.MIN_TRANSACTION_RECORDS * capacity.RECORD_BYTES)):
-        assert capacity.fetch_min_bytes(one.capacity) == min_bytes
-        props = javaproperties.loads(flow_properties("payments", one, CLUSTERS, "/secrets", "# generated"))
-        assert (props["onprem.consumer.fetch.min.bytes"], props["onprem.consumer.fetch.max.wait.ms"]) == (
-            str(min_bytes), str(capacity.TRANSACTION_FETCH_WAIT_MS))
-        source = strimzi_config(mirror_maker("payments", one, CLUSTERS, "4.3.1"), Config.SOURCE)
-        assert (source["source.consumer.fetch.min.bytes"], source["source.consumer.fetch.max.wait.ms"]) == (
-            min_bytes, capacity.TRANSACTION_FETCH_WAIT_MS)
-    at_least_once = flow_properties("payments", flow(), CLUSTERS, "/secrets", "# generated")
-    assert "fetch.min.bytes" not in at_least_once and "fetch.max.wait.ms" not in at_least_once
-
 def generated(tmp_path: Path) -> tuple[Path, list[tuple[Flow, str | None]]]:
     """`mm2gov generate` on examples/acme with payments' flow onprem -> cloud made exactly_once (acme has none),
     so every entry of the table has a flow it applies to; and the flows as the policy resolved them, each with
