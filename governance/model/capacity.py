@@ -23,14 +23,6 @@ The arithmetic, and why:
   ceil(rate / tasks * TRANSACTION_MS / 1000 / RECORD_BYTES), within [MIN_, MAX_TRANSACTION_RECORDS]. A flow
   without capacity gets DEFAULT_TRANSACTION_RECORDS. A paced feed polls what has arrived (fewer records), so
   this bounds catch-up transactions only, never adds latency (docs/generate-apply.md, "What it costs").
-- bytes an exactly-once flow's source fetch waits for (`fetch_min_bytes`): one transaction's records
-  (transaction_records x RECORD_BYTES), at most MAX_PARTITION_FETCH_BYTES, or TRANSACTION_FETCH_WAIT_MS. The task
-  commits each poll before it polls again, and meanwhile its consumer's next fetch is already out (it pipelines
-  fetches): with Kafka's fetch.min.bytes=1 that fetch returns at once with the few records of a paced feed that
-  arrived since the last one, and what arrives during the commit waits a whole further poll-send-commit cycle.
-  A fetch that waits for a transaction's bytes, or for about a commit's duration, returns at the end of the
-  commit with what arrived during it. A backlog fills it at once (one partition's fetch carries up to
-  MAX_PARTITION_FETCH_BYTES), so catch-up is not slowed.
 """
 
 from __future__ import annotations
@@ -63,12 +55,6 @@ RECORD_BYTES = 512  # planning size of a record (smaller records: more per trans
 MIN_TRANSACTION_RECORDS = 500  # Kafka's max.poll.records default: never fewer
 MAX_TRANSACTION_RECORDS = 20_000  # a transaction holds its records invisible until it commits: bounded
 DEFAULT_TRANSACTION_RECORDS = 5_000  # a flow without capacity: what was measured
-MAX_PARTITION_FETCH_BYTES = 1_048_576  # Kafka's max.partition.fetch.bytes: what one partition's backlog gives a fetch
-# How long an exactly-once flow's source fetch waits for a transaction's bytes: about one commit (poll to committed
-# took 20 to 40 ms in bench/replication.py on the 2-core machine; docs/generate-apply.md): a shorter wait returns
-# before the commit ends and leaves what arrives later to the next cycle, a longer one holds every record that
-# much longer. It also paces an idle source consumer's empty fetches (Kafka's 500 ms: 20 times as many here).
-TRANSACTION_FETCH_WAIT_MS = 25
 
 
 def transaction_records(capacity: Capacity | None) -> int:
@@ -77,11 +63,6 @@ def transaction_records(capacity: Capacity | None) -> int:
         return DEFAULT_TRANSACTION_RECORDS
     wanted = _ceil_div(capacity.catch_up_bytes_per_second * TRANSACTION_MS, capacity.tasks * 1000 * RECORD_BYTES)
     return min(MAX_TRANSACTION_RECORDS, max(MIN_TRANSACTION_RECORDS, wanted))
-
-
-def fetch_min_bytes(capacity: Capacity | None) -> int:
-    """The bytes an exactly-once flow's source fetch waits for: one transaction's (module docstring)."""
-    return min(MAX_PARTITION_FETCH_BYTES, transaction_records(capacity) * RECORD_BYTES)
 
 
 def _ceil_div(numerator: int, denominator: int) -> int:

@@ -155,20 +155,8 @@ TRANSACTION_RECORDS_WHY = (
     "and a paced feed still commits what each poll found, so no latency is added")
 
 
-FETCH_WAIT_WHY = (
-    "an exactly_once flow's task commits each poll before polling again, while its consumer's next fetch is already "
-    "out: with Kafka's fetch.min.bytes=1 and 500 ms this fetch returns at once with the few records that arrived "
-    "since the last one, and a paced feed's records arriving during the commit wait a whole further cycle; a fetch "
-    "that waits for a transaction's bytes (a backlog fills it at once) or about one commit returns as the commit ends, "
-    "with them (model/capacity.py fetch_min_bytes, TRANSACTION_FETCH_WAIT_MS)")
-
-
 def transaction_records(flow: Flow) -> int:
     return capacity.transaction_records(flow.capacity)
-
-
-def fetch_min_bytes(flow: Flow) -> int:
-    return capacity.fetch_min_bytes(flow.capacity)
 
 
 READ_COMMITTED_WHY = ("an exactly_once flow reads committed records only, or records of aborted transactions "
@@ -259,14 +247,6 @@ SETTINGS: tuple[Setting, ...] = (
             InProperties(Section.EXACTLY_ONCE, Scope.SOURCE), exactly_once=True, per_flow=transaction_records),
     Setting("source.consumer.max.poll.records", capacity.DEFAULT_TRANSACTION_RECORDS, TRANSACTION_RECORDS_WHY,
             strimzi=(SOURCE,), exactly_once=True, per_flow=transaction_records),
-    Setting("consumer.fetch.min.bytes", capacity.fetch_min_bytes(None), FETCH_WAIT_WHY,
-            InProperties(Section.EXACTLY_ONCE, Scope.SOURCE), exactly_once=True, per_flow=fetch_min_bytes),
-    Setting("source.consumer.fetch.min.bytes", capacity.fetch_min_bytes(None), FETCH_WAIT_WHY, strimzi=(SOURCE,),
-            exactly_once=True, per_flow=fetch_min_bytes),
-    Setting("consumer.fetch.max.wait.ms", capacity.TRANSACTION_FETCH_WAIT_MS, FETCH_WAIT_WHY,
-            InProperties(Section.EXACTLY_ONCE, Scope.SOURCE), exactly_once=True),
-    Setting("source.consumer.fetch.max.wait.ms", capacity.TRANSACTION_FETCH_WAIT_MS, FETCH_WAIT_WHY,
-            strimzi=(SOURCE,), exactly_once=True),
     # KIP-710: the leader's internal REST server, for flows run by several nodes or exactly once
     Setting("dedicated.mode.enable.internal.rest", "true", "followers forward task configs and fencing to the "
             "leader over MM2's internal REST server (KIP-710)", InProperties(Section.INTERNAL_REST, comment=(
