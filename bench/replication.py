@@ -26,8 +26,15 @@ ratio to plain MM2, and the cores the machine spent during the throughput phase 
 process, and everything else: other users of the machine skew the figures).
 Target: at-least-once within 10% of plain MM2's throughput.
 
+A/B of MM2 settings in the same run: `--tweak NAME:KEY=VALUE[,KEY=VALUE...]` adds a variant NAME, written
+`<base>+<label>` (e.g. `exactly_once+nolinger:target.producer.linger.ms=0`): a flow of its own (its own
+tenant, Connect group and internal topics), generated as the base variant's, its file with those keys set
+(the file's keys as written, scoped: `target.producer.*`, `source.consumer.*`, `source->target.*`); it rotates
+with the others and is reported like them.
+
 Usage: python bench/replication.py [--records 300000] [--value-bytes 512] [--partitions 6] [--runs 2]
-       [--latency-rate 2000] [--latency-seconds 15] [--variants plain,at_least_once,exactly_once] [--format json]
+       [--latency-rate 2000] [--latency-seconds 15] [--variants plain,at_least_once,exactly_once]
+       [--tweak NAME:KEY=VALUE,...]... [--format json]
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,6 +64,7 @@ import yaml  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
 from devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
+from devstack.kafka import LOG4J2  # noqa: E402
 from devstack.process import tail  # noqa: E402
 from devstack.repo import tenant_yaml  # noqa: E402
 from devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
@@ -263,21 +272,73 @@ def cli(*args: str) -> None:
         raise SystemExit(f"mm2gov {args[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
 
 
-def governed_flows(stack: Stack, root: Path, secrets: Path, variants: list[str]) -> dict[str, Path]:
-    """One tenant per mm2gov variant, its flow's `delivery` set; `mm2gov apply` grants, `mm2gov generate`
-    writes the MM2 files: the variant -> its generated properties file."""
+def governed_flows(stack: Stack, root: Path, secrets: Path, variants: list[str],
+                   tweaks: dict[str, Tweak]) -> dict[str, Path]:
+    """One tenant per mm2gov variant (a tweak's its own, so that nothing of its MM2 is shared), its flow's
+    `delivery` set; `mm2gov apply` grants, `mm2gov generate` writes the MM2 files: the variant -> its
+    generated properties file (a tweak's keys not yet set)."""
     repo, out = root / "repo", root / "out"
     (repo / "tenants").mkdir(parents=True)
     (repo / "clusters.yaml").write_text(stack.governance_clusters())
-    governed = [v for v in variants if VARIANTS[v]]
+    governed = [v for v in variants if VARIANTS[base_of(v, tweaks)]]
     for variant in governed:
-        tenant = yaml.safe_load(tenant_yaml(TENANTS[variant], SOURCE, TARGET))
-        tenant["flows"][0]["delivery"] = VARIANTS[variant]
-        (repo / "tenants" / f"{TENANTS[variant]}.yaml").write_text(yaml.safe_dump(tenant, sort_keys=False))
+        name = tenant_of(variant, tweaks)
+        tenant = yaml.safe_load(tenant_yaml(name, SOURCE, TARGET))
+        tenant["flows"][0]["delivery"] = VARIANTS[base_of(variant, tweaks)]
+        (repo / "tenants" / f"{name}.yaml").write_text(yaml.safe_dump(tenant, sort_keys=False))
     if governed:
         cli("apply", str(repo), "--secrets-dir", str(secrets))
         cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
-    return {v: out / "mm2" / f"{flow_id(TENANTS[v], SOURCE, TARGET)}.properties" for v in governed}
+    return {v: out / "mm2" / f"{flow_id(tenant_of(v, tweaks), SOURCE, TARGET)}.properties" for v in governed}
+
+
+@dataclass(frozen=True)
+class Tweak:
+    """A variant that runs `base`'s properties file with `settings` set over it (--tweak)."""
+
+    name: str
+    base: str
+    settings: dict[str, str]
+    index: int  # its tenant's (and plain's topics') suffix: nothing shared with the base in the same round
+
+
+def parse_tweak(text: str, index: int) -> Tweak:
+    name, _, assignments = text.partition(":")
+    base = name.partition("+")[0]
+    if base not in VARIANTS or "+" not in name or not assignments:
+        raise ValueError(f"--tweak {text!r}: expected <variant>+<label>:KEY=VALUE[,KEY=VALUE...] with a variant "
+                         f"of {', '.join(VARIANTS)}")
+    settings = dict(item.split("=", 1) for item in assignments.split(","))
+    return Tweak(name, base, settings, index)
+
+
+def base_of(variant: str, tweaks: dict[str, Tweak]) -> str:
+    return tweaks[variant].base if variant in tweaks else variant
+
+
+def tenant_of(variant: str, tweaks: dict[str, Tweak]) -> str:
+    """A governed variant's tenant; a tweak's is its base's with the tweak's number."""
+    tweak = tweaks.get(variant)
+    return TENANTS[tweak.base] + str(tweak.index) if tweak else TENANTS[variant]
+
+
+def tweaked_properties(base: Path, tweak: Tweak, root: Path) -> Path:
+    """The base variant's file with the tweak's keys set over it."""
+    props = javaproperties.loads(base.read_text())
+    path = root / f"tweak{tweak.index}.properties"
+    path.write_text(javaproperties.dumps(props | tweak.settings, timestamp=False))
+    return path
+
+
+def mm2_log4j(root: Path, levels: list[str]) -> Path:
+    """The stack's MM2 logging with these loggers' levels (`LOGGER=LEVEL`)."""
+    lines = [LOG4J2]
+    for i, item in enumerate(levels):
+        logger, _, level = item.partition("=")
+        lines.append(f"logger.bench{i}.name = {logger}\nlogger.bench{i}.level = {level}\n")
+    path = root / "mm2-log4j2.properties"
+    path.write_text("".join(lines))
+    return path
 
 
 @dataclass
@@ -310,25 +371,33 @@ class Options:
 
 
 def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, backlog_records: int,
-             secrets: Path, generated: dict[str, Path], root: Path, latency: bool) -> Run:
-    """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target."""
+             secrets: Path, generated: dict[str, Path], root: Path, latency: bool, tweaks: dict[str, Tweak],
+             keep_logs: Path | None = None, log4j_config: Path | None = None) -> Run:
+    """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target.
+    A tweak's run is its base variant's with the tweak's keys set over its own flow's file."""
     source, target = stack.kafka[SOURCE], stack.kafka[TARGET]
-    topic = f"bench-plain-{label}" if variant == PLAIN else f"{TENANTS[variant]}.{label}"
+    tweak = tweaks.get(variant)
+    if base_of(variant, tweaks) == PLAIN:
+        topic = f"bench-plain-{label}" + (f"-t{tweak.index}" if tweak else "")
+    else:
+        topic = f"{tenant_of(variant, tweaks)}.{label}"
     remote = remote_name("default", SOURCE, topic)
     create_topics(admin_client(source.admin_config()), [topic], partitions=opts.partitions)
     backlog = make_records(f"b{label}-", backlog_records, opts.value_bytes, seed)
     written = fill(source.admin_config(), topic, backlog, opts.partitions)
-    if variant == PLAIN:
+    if base_of(variant, tweaks) == PLAIN:
         properties = root / f"plain-{label}.properties"
         properties.write_text(plain_properties(stack, secrets, topic))
     else:
         properties = generated[variant]
-    name = f"{variant}-{label}"
+    if tweak:
+        properties = tweaked_properties(properties, tweak, root)
+    name = f"{base_of(variant, tweaks)}-{label}" + (f"-t{tweak.index}" if tweak else "")
     reader = TargetReader(target.admin_config(), remote, opts.partitions, backlog_records)
     reader.start()
     started = time.monotonic()
     try:
-        mm2 = stack.start_mirrormaker(name, properties)
+        mm2 = stack.start_mirrormaker(name, properties, log4j_config=log4j_config)
         before = cpu_sample(stack, mm2.process.pid if mm2.process else None)
         reader.wait(lambda: reader.last is not None, "the backlog", mm2.log_path)
         cores = cores_busy(before, cpu_sample(stack, mm2.process.pid if mm2.process else None))
@@ -344,7 +413,10 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
         time.sleep(1)  # anything MM2 would still copy (a duplicate) arrives and is counted
     finally:
         if name in stack.mirrormakers:
+            log = stack.mirrormakers[name].log_path
             stack.stop_mirrormaker(name)
+            if keep_logs:
+                shutil.copyfile(log, keep_logs / f"{name}.log")
         reader.stopping.set()
         reader.join(30)
     got = reader.received
@@ -390,16 +462,22 @@ def summary(runs: list[Run], variants: list[str]) -> dict[str, Any]:
 
 
 def exactly_once_cost(table: dict[str, Any]) -> str | None:
-    """What exactly-once costs in this run, against plain MM2 and against at-least-once."""
-    if "exactly_once" not in table or "at_least_once" not in table:
+    """What exactly-once (and each of its tweaks) costs in this run, against plain MM2 and at-least-once."""
+    if "at_least_once" not in table:
         return None
-    eos, alo = table["exactly_once"], table["at_least_once"]
-    lines = [f"exactly-once's cost: {eos['records_per_s'] / alo['records_per_s']:.0%} of at-least-once's throughput"
-             + (f" ({eos['throughput_vs_plain']:.0%} of plain's)" if "throughput_vs_plain" in eos else "")]
-    lines.append(f"latency p50 {eos['latency_ms']['p50'] - alo['latency_ms']['p50']:+.1f} ms, "
-                 f"p99 {eos['latency_ms']['p99'] - alo['latency_ms']['p99']:+.1f} ms against at-least-once "
-                 "(records visible at MM2's transaction commit)")
-    return ", ".join(lines)
+    alo = table["at_least_once"]
+    lines = []
+    for name, eos in table.items():
+        if name.partition("+")[0] != "exactly_once":
+            continue
+        p99_ratio = eos["latency_ms"]["p99"] / alo["latency_ms"]["p99"]
+        lines.append(
+            f"{name}'s cost: {eos['records_per_s'] / alo['records_per_s']:.0%} of at-least-once's throughput"
+            + (f" ({eos['throughput_vs_plain']:.0%} of plain's)" if "throughput_vs_plain" in eos else "")
+            + f", latency p50 {eos['latency_ms']['p50'] - alo['latency_ms']['p50']:+.1f} ms, "
+            f"p99 {eos['latency_ms']['p99'] - alo['latency_ms']['p99']:+.1f} ms ({p99_ratio:.2f}x) against "
+            "at-least-once (records visible at MM2's transaction commit)")
+    return "\n".join(lines) or None
 
 
 def verdict(table: dict[str, Any]) -> str:
@@ -456,11 +534,26 @@ def main() -> None:
     parser.add_argument("--latency-rate", type=int, default=2000, help="paced records per second")
     parser.add_argument("--latency-seconds", type=float, default=15)
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--tweak", action="append", default=[], metavar="NAME:KEY=VALUE,...",
+                        help="an extra variant <base>+<label>: the base variant's file with these keys set")
     parser.add_argument("--format", choices=["text", "json"], default="text")
+    parser.add_argument("--keep-logs", type=Path, help="copy each run's MirrorMaker 2 log into this directory")
+    parser.add_argument("--mm2-log", action="append", default=[], metavar="LOGGER=LEVEL",
+                        help="a MirrorMaker 2 logger's level (e.g. org.apache.kafka.connect.runtime."
+                             "ExactlyOnceWorkerSourceTask=DEBUG: each commit's duration), with --keep-logs")
     args = parser.parse_args()
     variants = args.variants.split(",")
     if unknown := set(variants) - set(VARIANTS):
         parser.error(f"unknown variant(s): {', '.join(sorted(unknown))}")
+    try:
+        tweaks = {t.name: t for t in (parse_tweak(text, i) for i, text in enumerate(args.tweak, 1))}
+    except ValueError as error:
+        parser.error(str(error))
+    if missing := {t.base for t in tweaks.values()} - set(variants):
+        parser.error(f"--tweak needs its base variant(s) in --variants: {', '.join(sorted(missing))}")
+    variants += list(tweaks)
+    if args.keep_logs:
+        args.keep_logs.mkdir(parents=True, exist_ok=True)
     opts = Options(args.records, args.value_bytes, args.partitions, args.latency_rate, args.latency_seconds)
     text = args.format == "text"
     runs: list[Run] = []
@@ -470,7 +563,8 @@ def main() -> None:
         try:
             secrets = root / "secrets"
             stack.export_secret_store(secrets)
-            generated = governed_flows(stack, root, secrets, variants)
+            generated = governed_flows(stack, root, secrets, variants, tweaks)
+            log4j_config = mm2_log4j(root, args.mm2_log) if args.mm2_log else None
             for round_ in range(args.runs + 1):
                 order = variants[round_ % len(variants):] + variants[:round_ % len(variants)]
                 for variant in order:
@@ -478,7 +572,8 @@ def main() -> None:
                     label = "w" if warm else f"r{round_}"
                     run = run_once(stack, variant, label, seed=round_ * 1000, opts=opts,
                                    backlog_records=max(1, args.records // 3) if warm else args.records,
-                                   secrets=secrets, generated=generated, root=root, latency=not warm)
+                                   secrets=secrets, generated=generated, root=root, latency=not warm, tweaks=tweaks,
+                                   keep_logs=args.keep_logs, log4j_config=log4j_config)
                     if text:
                         print(f"{'warm-up' if warm else 'run ' + str(round_)}: {variant:<14} {run.rate:>9,.0f} "
                               f"records/s", flush=True)
