@@ -3,14 +3,93 @@ YAML dumper every written YAML file goes through."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+STR_TAG, INT_TAG, BOOL_TAG, NULL_TAG = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "bool", "null"))
+MAP_TAG, SEQ_TAG = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+class FastRepresent:
+    """PyYAML's safe representer, the same nodes built without its per-object dispatch.
+
+    The emitter is libyaml's, but turning data into nodes is Python: per object a type lookup through the
+    MRO, an alias check and a method call, and per scalar two passes of the implicit-tag regexes when the
+    serializer decides whether its tag can be left out (most of `generate`'s rendering time). Here plain
+    str, int, bool, None, dict and list become nodes in one function, with the same tags, styles and
+    anchors (a dict or list met twice is one node, which the serializer writes as an alias, as
+    `represent_data` does); anything else (floats, other types) goes through the safe representer as
+    before. Implicit tags of scalars are cached per value (`resolve`): the resolvers are the class's and
+    no path resolver is set. So the output is the same bytes (tests/unit/test_yaml_dumper.py).
+    """
+
+    default_style: str | None
+    default_flow_style: bool | None
+    sort_keys: bool
+    represented_objects: dict[int, Node]
+    object_keeper: list[Any]
+    alias_key: int | None
+
+    def represent(self, data: Any) -> None:
+        if self.default_style is not None or self.default_flow_style is None:  # styles chosen per node
+            super().represent(data)  # type: ignore[misc]
+            return
+        self.serialize(self._node(data))  # type: ignore[attr-defined]
+        self.represented_objects, self.object_keeper, self.alias_key = {}, [], None
+
+    def _node(self, data: Any) -> Node:
+        kind = type(data)
+        if kind is str:
+            return ScalarNode(STR_TAG, data)
+        if kind is dict or kind is list:
+            known = self.represented_objects.get(id(data))
+            if known is not None:
+                return known
+            self.object_keeper.append(data)
+            if kind is list:
+                sequence = self.represented_objects[id(data)] = SequenceNode(SEQ_TAG, [],
+                                                                             flow_style=self.default_flow_style)
+                sequence.value.extend(self._node(item) for item in data)
+                return sequence
+            mapping = self.represented_objects[id(data)] = MappingNode(MAP_TAG, [], flow_style=self.default_flow_style)
+            items = list(data.items())
+            if self.sort_keys:
+                with contextlib.suppress(TypeError):  # keys of mixed types: in their order, as PyYAML does
+                    items = sorted(items)
+            mapping.value.extend((self._node(key), self._node(value)) for key, value in items)
+            return mapping
+        if kind is bool:
+            return ScalarNode(BOOL_TAG, "true" if data else "false")
+        if kind is int:
+            return ScalarNode(INT_TAG, str(data))
+        if data is None:
+            return ScalarNode(NULL_TAG, "null")
+        node: Node = self.represent_data(data)  # type: ignore[attr-defined]
+        return node
+
+    def resolve(self, kind: type[Node], value: Any, implicit: Any) -> str:
+        if kind is ScalarNode and not self.yaml_path_resolvers:  # type: ignore[attr-defined]
+            return _scalar_tag(type(self), value, implicit)
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[misc]
+        return tag
+
+
+@lru_cache(maxsize=1 << 16)
+def _scalar_tag(dumper: type, value: str, implicit: tuple[bool, bool]) -> str:
+    tag: str = yaml.resolver.BaseResolver.resolve(dumper, ScalarNode, value, implicit)  # type: ignore[arg-type]
+    return tag
+
 
 # libyaml's emitter (PyYAML's C dumper, several times faster than its pure-Python one, same safe representer)
-# when PyYAML was built with it, as the locked wheels are; the pure-Python SafeDumper otherwise
-YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# when PyYAML was built with it, as the locked wheels are; the pure-Python SafeDumper otherwise; with the
+# fast representer in front (FastRepresent)
+YAML_DUMPER = type("YamlDumper", (FastRepresent, getattr(yaml, "CSafeDumper", yaml.SafeDumper)), {})
 
 
 def write_private(path: Path, data: bytes) -> None:
