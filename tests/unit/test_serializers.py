@@ -1,14 +1,16 @@
 """The one YAML dumper (governance.files.YAML_DUMPER) writes what PyYAML's safe dumper writes, byte for byte:
-its fast representer builds the same nodes, tags, styles and anchors."""
+its fast representer builds the same nodes, tags, styles and anchors; `indented_json` writes what
+`json.dumps(indent=...)` writes."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 import yaml
 
-from governance.files import YAML_DUMPER
+from governance.files import YAML_DUMPER, indented_json
 
 SAFE_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # the same emitter, PyYAML's own representer
 SHARED = [{"severity": "critical", "tenant": "t1"}]
@@ -47,3 +49,21 @@ def test_same_bytes_for_several_documents_and_a_dumper_used_twice() -> None:
 def test_types_it_cannot_represent_are_refused_as_before() -> None:
     with pytest.raises(yaml.representer.RepresenterError):
         yaml.dump({"x": object()}, Dumper=YAML_DUMPER)
+
+
+JSON_VALUES: list[Any] = [
+    {"title": "MirrorMaker 2 — t1", "panels": [{"id": 1, "gridPos": {"h": 8, "w": 12}, "targets": []}], "links": {}},
+    [1, -2, 10**30, 0.1, 1e17, 1e-7, -0.0, True, False, None, "", "é\n\t\"\\/\u2028\x00", [], {}, [[[]]]],
+    {"nan": float("nan"), "inf": float("inf"), "-inf": -float("inf")},  # json's NaN/Infinity, by json itself
+    {1: "int key", None: "none key", False: "bool key"},  # keys json turns into strings, by json itself
+    {"tuple": (1, 2)},
+    "a string",
+    3.25,
+    None,
+]
+
+
+@pytest.mark.parametrize("value", JSON_VALUES)
+@pytest.mark.parametrize("indent", [1, 2])
+def test_indented_json_is_json_dumps(value: Any, indent: int) -> None:
+    assert indented_json(value, indent) == json.dumps(value, indent=indent, ensure_ascii=False)
