@@ -1,5 +1,6 @@
 """Writing files: secrets 0600, the rest 0644, parents created (the secret store and the local stack); the one
-YAML dumper every written YAML file goes through, and indented JSON (`indented_json`)."""
+YAML dumper every written YAML file goes through, indented JSON (`indented_json`), and the lines of Java
+properties files (`property_line`, `property_comment`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
+import javaproperties
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -147,6 +149,13 @@ def indented_json(value: Any, indent: int = 1) -> str:
     except (_NotPlain, RecursionError):
         return json.dumps(value, indent=indent, ensure_ascii=False)
     return "".join(parts)
+
+
+# Java properties lines, escaped by javaproperties (pure Python, a few microseconds a line). Most lines of the
+# flows' MM2 and logging files repeat from flow to flow (the settings of a cluster pair, the layouts): each
+# distinct line is escaped once.
+property_line = lru_cache(maxsize=1 << 14)(javaproperties.join_key_value)
+property_comment = lru_cache(maxsize=1 << 12)(javaproperties.to_comment)
 
 
 def write_private(path: Path, data: bytes) -> None:
