@@ -130,9 +130,22 @@ def group_resources(snapshot: Snapshot) -> DataFrame:
 
 
 def owned_resources(snapshot: Snapshot, tenancy: Tenancy) -> DataFrame:
-    """Topics and groups with their owner (null owner: nobody declares the name)."""
-    return owners(topic_resources(snapshot), tenancy, "topic").unionByName(
-        owners(group_resources(snapshot), tenancy, "group"))
+    """Topics and groups with their owner (null owner: nobody declares the name).
+
+    Computed once per snapshot and tenancy, and cached: several checks read it (ACL_CROSS_TENANT,
+    MM2_PRINCIPAL_OVERREACH, PRINCIPAL_LOOKALIKE), one check in several places (the stem index of `reach`,
+    `effective_access`'s matches), and every stage that computed it again carried the ownership lookup
+    table (`owner_lookup`, a literal the size of the tenancy's prefixes) into each of its tasks, which
+    deserialized it: most of those checks' time on a large estate. One row per topic and group: small."""
+    memo = tenancy.memo.get("owned_resources")
+    if memo is None or memo[0] is not snapshot:
+        if memo is not None:  # another snapshot's: no longer read
+            memo[1].unpersist()
+        owned = owners(topic_resources(snapshot), tenancy, "topic").unionByName(
+            owners(group_resources(snapshot), tenancy, "group"))
+        memo = tenancy.memo["owned_resources"] = (snapshot, owned.cache())
+    resources: DataFrame = memo[1]
+    return resources
 
 
 def is_platform_topic(name: Column) -> Column:

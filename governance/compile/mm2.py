@@ -29,9 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
-import javaproperties
-
 from governance.config.schema import Cluster
+from governance.files import property_comment, property_line
 from governance.model import mm2_settings
 from governance.model.mm2_settings import Section
 from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, REPLICATION_POLICY_CLASSES, scram_secret, user_name
@@ -105,8 +104,8 @@ def render(entries: list[Entry]) -> str:
     non-ASCII as \\uXXXX), never hand-written: a raw `payments\\..*` reads back as `payments..*`
     and a line break inside a value starts a new key (FIELD.md pitfall 9).
     """
-    lines = ["" if e is None else javaproperties.to_comment(f" {e}") if isinstance(e, str)
-             else javaproperties.join_key_value(*e) for e in entries]
+    lines = ["" if e is None else property_comment(f" {e}") if isinstance(e, str)
+             else property_line(*e) for e in entries]
     return "\n".join(lines) + "\n"
 
 

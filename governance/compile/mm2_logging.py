@@ -14,7 +14,7 @@ never contain `$`, so no log4j lookup can be smuggled in through them; javaprope
 
 from __future__ import annotations
 
-import javaproperties
+from governance.files import property_comment, property_line
 
 LOG_DIR_PROPERTY = "mm2gov.log.dir"
 DEFAULT_LOG_DIR = "/var/log/mm2gov"
@@ -55,7 +55,7 @@ def mm2_log4j2(tenant: str, flow_id: str, header: str) -> str:
         ("rootLogger.appenderRef.stdout.ref", "STDOUT"), ("rootLogger.appenderRef.file.ref", "FILE"),
         ("logger.clients.name", "org.apache.kafka.clients"), ("logger.clients.level", "WARN"),
     ]
-    lines = [header, javaproperties.to_comment(f" MirrorMaker 2 logging of flow {flow_id} (tenant {tenant}): JSON "
+    lines = [header, property_comment(f" MirrorMaker 2 logging of flow {flow_id} (tenant {tenant}): JSON "
                                                "lines with tenant and flow fields, to stdout and its own file")]
-    lines += [javaproperties.join_key_value(key, value) for key, value in entries]
+    lines += [property_line(key, value) for key, value in entries]
     return "\n".join(lines) + "\n"

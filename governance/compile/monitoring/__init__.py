@@ -25,8 +25,6 @@ package's names are theirs.
 
 from __future__ import annotations
 
-import json
-
 import yaml
 
 from governance.compile.fanout import fan_out
@@ -51,7 +49,7 @@ from governance.compile.monitoring.jmx import JmxExporterConfig, jmx_exporter_co
 from governance.compile.monitoring.routes import AlertmanagerRoutes, alertmanager_routes
 from governance.compile.monitoring.rule_tests import Neighbours, RuleTestFile, rule_tests
 from governance.compile.monitoring.rules import RuleFile, alert_rules, rules_file
-from governance.files import YAML_DUMPER
+from governance.files import YAML_DUMPER, indented_json
 from governance.model.tenancy import Tenancy
 
 __all__ = [
@@ -83,7 +81,7 @@ def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
             loaded = {owner: flows[owner] for owner in [tenant, *neighbours.of(tenant)]}
             files.append((f"prometheus/tests/{tenant}.yaml", as_yaml(rule_tests(tenant, loaded))))
         dashboard = {"__generated": header.lstrip("# "), **grafana_dashboard(tenant, [f.id for f in flows[tenant]])}
-        files.append((f"grafana/{tenant}.json", json.dumps(dashboard, indent=1, ensure_ascii=False) + "\n"))
+        files.append((f"grafana/{tenant}.json", indented_json(dashboard, indent=1) + "\n"))
         return files
 
     files = {path: text for rendered in fan_out(tenant_files, tenants) for path, text in rendered}

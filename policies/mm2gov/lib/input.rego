@@ -117,8 +117,12 @@ shorter_sides(entries) := {text |
 	startswith(sorted[i][0], text)
 }
 
-# Texts of `entries` (a set of [text, owner] pairs) that two owners share.
-shared_texts(entries) := {text |
+# Texts of `entries` (a set of [text, owner] pairs) that two owners share. None when there are as many
+# texts as entries, the usual answer, found with one set (a pass over the sorted entries costs several
+# times that).
+shared_texts(entries) := set() if {
+	count({text | some [text, _] in entries}) == count(entries)
+} else := {text |
 	sorted := sort(entries)
 	some i in numbers.range(1, count(sorted) - 1)
 	text := sorted[i - 1][0]

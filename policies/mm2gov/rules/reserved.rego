@@ -125,62 +125,120 @@ collisions contains entry if {
 
 # ---- derived names: one owner each ------------------------------------------
 
-# [kind and value, owner id, owner as messages name it, tenant, node path] of
-# every derived name. The owner id is what must be unique behind a name: the
-# exact principal for its secrets (one principal declared by two tenants is
-# principal_in_two_tenants), the flow for its id, the tenant for its namespace.
-derived contains [sprintf("flow id %s", [flow.id]), owner, owner, name, sprintf("tenants/%s/flows/%d", [name, i])] if {
+# [key, owner id] of every derived name: the key says what the name is ([kind, the name's parts]), the
+# owner id what must be unique behind it: the exact principal for its secrets (one principal declared by
+# two tenants is principal_in_two_tenants), the flow for its id, the tenant for its namespace. No text is
+# formatted here: most repos have no collision, and `derived` (the texts messages need) is built only
+# when one is found (about a third of the policy's time on a large estate when it was built every time).
+derived_keys contains [["flow id", flow.id], flow_owner(name, flow)] if {
 	some name, tenant in input.tenants
-	some i, flow in tenant.flows
-	owner := sprintf("tenant %s's flow %s -> %s", [name, flow.source, flow.target])
+	some flow in tenant.flows
 }
 
-derived contains [sprintf("secret name %s", [secret]), principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
-	some name, tenant in input.tenants
+derived_keys contains [["secret name", secret], principal.name] if {
+	some tenant in input.tenants
 	some i, principal in tenant.principals
 	some secret in object.get(object.get(tenant, "names", {}), "principal_secrets", [])[i]
 }
 
-derived contains [sprintf("secret name %s", [secret]), flow.mm2_principal, sprintf("tenant %s's flow %s -> %s (its MirrorMaker 2)", [name, flow.source, flow.target]), name, sprintf("tenants/%s/flows/%d", [name, i])] if {
-	some name, tenant in input.tenants
-	some i, flow in tenant.flows
+derived_keys contains [["secret name", secret], flow.mm2_principal] if {
+	some tenant in input.tenants
+	some flow in tenant.flows
 	some secret in object.get(flow, "mm2_secrets", [])
 }
 
-derived contains [sprintf("principal %s (in its canonical form)", [canonical_principal(principal)]), principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
-	some name, tenant in input.tenants
-	some i, principal in tenant.principals
+derived_keys contains [["principal", canonical_principal(principal)], principal.name] if {
+	some tenant in input.tenants
+	some principal in tenant.principals
 }
 
 # The Kubernetes objects of each flow on a Strimzi target (KafkaMirrorMaker2, the KafkaTopic of each exact
 # remote topic), named by governance/model/names.py: two topics whose names fold to one object name would
 # make one object of two, and the second topic would be dropped.
-derived contains [sprintf("%s %s/%s", [obj.kind, obj.namespace, obj.name]), obj.owner, sprintf("tenant %s's flow %s -> %s (%s)", [name, flow.source, flow.target, obj.what]), name, sprintf("tenants/%s/flows/%d", [name, i])] if {
-	some name, tenant in input.tenants
-	some i, flow in tenant.flows
+derived_keys contains [["object", obj.kind, obj.namespace, obj.name], obj.owner] if {
+	some tenant in input.tenants
+	some flow in tenant.flows
 	some obj in object.get(flow, "k8s_objects", [])
 }
 
-derived contains [sprintf("namespace %s", [namespace]), name, sprintf("tenant %s", [name]), name, namespace_path(name, tenant)] if {
+derived_keys contains [["namespace", tenant.names.namespace], name] if {
 	some name, tenant in input.tenants
-	namespace := tenant.names.namespace
+}
+
+flow_owner(name, flow) := sprintf("tenant %s's flow %s -> %s", [name, flow.source, flow.target])
+
+# How messages name a key.
+key_text(["flow id", id]) := sprintf("flow id %s", [id])
+
+key_text(["secret name", secret]) := sprintf("secret name %s", [secret])
+
+key_text(["principal", canonical]) := sprintf("principal %s (in its canonical form)", [canonical])
+
+key_text(["object", kind, namespace, object_name]) := sprintf("%s %s/%s", [kind, namespace, object_name])
+
+key_text(["namespace", namespace]) := sprintf("namespace %s", [namespace])
+
+# Keys that two different owners share.
+shared_keys := lib.shared_texts(derived_keys)
+
+# [key, owner id, owner as messages name it, tenant, node path] of every derived name whose key is shared
+# (the entries of derived_keys, with what a message says of them).
+derived contains [key, owner, owner, name, sprintf("tenants/%s/flows/%d", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, flow in tenant.flows
+	key := ["flow id", flow.id]
+	key in shared_keys
+	owner := flow_owner(name, flow)
+}
+
+derived contains [key, principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, principal in tenant.principals
+	some secret in object.get(object.get(tenant, "names", {}), "principal_secrets", [])[i]
+	key := ["secret name", secret]
+	key in shared_keys
+}
+
+derived contains [key, flow.mm2_principal, sprintf("tenant %s's flow %s -> %s (its MirrorMaker 2)", [name, flow.source, flow.target]), name, sprintf("tenants/%s/flows/%d", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, flow in tenant.flows
+	some secret in object.get(flow, "mm2_secrets", [])
+	key := ["secret name", secret]
+	key in shared_keys
+}
+
+derived contains [key, principal.name, sprintf("tenant %s's principal %s", [name, principal.name]), name, sprintf("tenants/%s/principals/%d/name", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, principal in tenant.principals
+	key := ["principal", canonical_principal(principal)]
+	key in shared_keys
+}
+
+derived contains [key, obj.owner, sprintf("tenant %s's flow %s -> %s (%s)", [name, flow.source, flow.target, obj.what]), name, sprintf("tenants/%s/flows/%d", [name, i])] if {
+	some name, tenant in input.tenants
+	some i, flow in tenant.flows
+	some obj in object.get(flow, "k8s_objects", [])
+	key := ["object", obj.kind, obj.namespace, obj.name]
+	key in shared_keys
+}
+
+derived contains [key, name, sprintf("tenant %s", [name]), name, namespace_path(name, tenant)] if {
+	some name, tenant in input.tenants
+	key := ["namespace", tenant.names.namespace]
+	key in shared_keys
 }
 
 namespace_path(name, tenant) := sprintf("tenants/%s/namespace", [name]) if {
 	tenant.namespace
 } else := sprintf("tenants/%s/name", [name])
 
-# Keys that two different owners share.
-shared_keys := lib.shared_texts({[key, owner] | some [key, owner, _, _, _] in derived})
-
 violations contains lib.violation("derived_name_collision", "critical", name, msg, loc) if {
 	count(shared_keys) > 0
 	some [key, owner, shown, name, path] in derived
-	key in shared_keys
 	others := {other | some [k, o, other, _, _] in derived; k == key; o != owner}
 	msg := sprintf(
 		"%s: mm2gov would derive the same %s for it and for %s, so one password, certificate, Secret, namespace, MirrorMaker 2 or Kubernetes object would serve both; rename one of them",
-		[shown, key, concat(" and ", sort(others))],
+		[shown, key_text(key), concat(" and ", sort(others))],
 	)
 	loc := lib.location(path)
 }
