@@ -219,10 +219,17 @@ class KafkaCluster:
         self.dist  # noqa: B018 - and if the Kafka jars are missing
         fresh = not (self.home / "data" / "meta.properties").exists()
         for attempt in range(1, START_ATTEMPTS + 1):
-            ensure_port_free(self.port, f"kafka-{self.name}")
-            ensure_port_free(self.controller_port, f"kafka-{self.name} controller")
-            if self.mtls_port:
-                ensure_port_free(self.mtls_port, f"kafka-{self.name} mTLS")
+            movable = fresh and self.ports_chosen and attempt < START_ATTEMPTS
+            try:  # taken already (by another process since it was chosen): as when the broker finds it taken
+                ensure_port_free(self.port, f"kafka-{self.name}")
+                ensure_port_free(self.controller_port, f"kafka-{self.name} controller")
+                if self.mtls_port:
+                    ensure_port_free(self.mtls_port, f"kafka-{self.name} mTLS")
+            except DevstackError:
+                if not movable:
+                    raise
+                self._choose_new_ports()
+                continue
             self._prepare()
             self.process = ManagedProcess(
                 name=f"kafka-{self.name}",
@@ -237,11 +244,15 @@ class KafkaCluster:
                 return
             except DevstackError:
                 self.process.stop()
-                if not (fresh and self.ports_chosen and attempt < START_ATTEMPTS and self._bind_failed(log_start)):
+                if not (movable and self._bind_failed(log_start)):
                     raise
-            shutil.rmtree(self.home / "data")  # formatted for the taken ports: format again for the new ones
-            self.port, self.controller_port = free_port(), free_port()
-            self.mtls_port = free_port() if self.mtls_port else 0
+                self._choose_new_ports()
+
+    def _choose_new_ports(self) -> None:
+        """New free ports for a fresh broker, its storage (formatted for the taken ones, if it was) removed."""
+        shutil.rmtree(self.home / "data", ignore_errors=True)
+        self.port, self.controller_port = free_port(), free_port()
+        self.mtls_port = free_port() if self.mtls_port else 0
 
     def _bind_failed(self, log_start: int) -> bool:
         """Whether the broker's log since `log_start` says a port it wanted was taken."""

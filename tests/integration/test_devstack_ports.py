@@ -79,3 +79,33 @@ def test_a_port_asked_for_is_never_changed(stack, tmp_path, taker):
     finally:
         if broker.process:
             broker.process.stop()
+
+
+def test_a_chosen_port_taken_before_the_check_gives_a_broker_on_new_ports(stack, tmp_path):
+    """The other process got there first: the port is taken when the broker checks it, not only when the JVM
+    binds it (a session stack of `make test` once failed so: its source broker never started)."""
+    broker = cluster(stack, tmp_path, ports_chosen=True)
+    first_port = broker.port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
+        other.bind((LOOPBACK, first_port))
+        other.listen()
+        try:
+            broker.start()
+            assert broker.port != first_port
+            create_topics(admin_client(broker.admin_config()), ["race.early"])  # a working, authenticated broker
+            assert "race.early" in admin_client(broker.admin_config()).list_topics(timeout=10).topics
+        finally:
+            if broker.process:
+                broker.process.stop()
+
+
+def test_a_port_asked_for_and_taken_before_the_check_is_one_message(stack, tmp_path):
+    """A port the user asked for stays the user's: the start fails naming it, nothing is started."""
+    broker = cluster(stack, tmp_path, ports_chosen=False)
+    asked = broker.port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as other:
+        other.bind((LOOPBACK, asked))
+        other.listen()
+        with pytest.raises(DevstackError, match=rf"^kafka-race: port {LOOPBACK}:{asked} is already in use"):
+            broker.start(timeout=30)
+    assert broker.port == asked and broker.process is None
