@@ -43,6 +43,8 @@ lint: python-env
 # module's CPU seconds, to aim the next cuts). Session 15: 15:12 for 1419 with two workers; three workers,
 # with the heaviest fixtures no longer started together and brokers that start again when a chosen port was
 # taken, 14:37 for 1430 (two workers' CPU use was about 68%: the third overlaps waits on JVM starts).
+# Session 16: 28:35 for 1567 (issue 27's real-stack modules); session 17: 28:17 for 1633, 42.8 CPU-min, of which
+# MM2 JVMs 13, Spark JVMs 14, brokers 7 (tests/conftest.py prints the timeline; the note has the split).
 # PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 3
 test: setup
