@@ -109,8 +109,12 @@ def test_tenant_flow_replicates_only_its_own_topics(stack, tenancy):
         # topics it made are all there now; the latency series appears once the task reports a record
         topics = set(target_admin.list_topics(timeout=10).topics) - before
         latency = wait_for("the flow's replication latency series", lambda: latency_series(mm2.metrics()), 60)
+        log = mm2.log_path.read_text(errors="replace")
     finally:
         stack.stop_mirrormaker("payments")
+    # the generated plugin.discovery=service_load, as MM2 itself reports it: its connectors found from their
+    # ServiceLoader manifests, no classpath scan (Connect's default also runs the ReflectionScanner)
+    assert "Scanning plugins with ServiceLoaderScanner" in log and "ReflectionScanner" not in log
     assert all('tenant="payments"' in line and 'flow="payments-source-to-target"' in line for line in latency)
     assert 'topic="source.payments.orders"' in " ".join(latency)
     assert own.error is None
