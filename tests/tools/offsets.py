@@ -7,21 +7,34 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 
 def end_offsets(config: dict[str, Any], topic: str, partitions: Iterable[int] | None = None) -> dict[int, int]:
     """{partition: end offset} of `topic`, for `partitions` or else every partition the metadata lists ({} while
-    the topic does not exist). Uncached: a fresh ListOffsets each call. Raises KafkaException while a partition
-    has no leader yet (MM2 still creating the topic)."""
+    the topic does not exist). Uncached: a fresh ListOffsets each call. A partition asked for that does not exist
+    yet, or has no leader yet (MM2 still creating the remote topic), holds nothing so far: 0. Any other error
+    raises."""
     consumer = Consumer({**config, "group.id": f"mm2gov-test-ends-{uuid.uuid4().hex[:8]}"})
     try:
         if partitions is None:
             partitions = consumer.list_topics(topic, timeout=20).topics[topic].partitions
-        return {p: consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=20, cached=False)[1]
-                for p in partitions}
+        return {p: _end_offset(consumer, TopicPartition(topic, p)) for p in partitions}
     finally:
         consumer.close()
+
+
+NOT_THERE_YET = {KafkaError._UNKNOWN_PARTITION, KafkaError._UNKNOWN_TOPIC, KafkaError.UNKNOWN_TOPIC_OR_PART,
+                 KafkaError.LEADER_NOT_AVAILABLE}
+
+
+def _end_offset(consumer: Consumer, partition: TopicPartition) -> int:
+    try:
+        return consumer.get_watermark_offsets(partition, timeout=20, cached=False)[1]
+    except KafkaException as error:
+        if error.args[0].code() in NOT_THERE_YET:
+            return 0
+        raise
 
 
 def total_end_offset(config: dict[str, Any], topic: str, partitions: Iterable[int] | None = None) -> int:
