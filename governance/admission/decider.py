@@ -23,6 +23,9 @@ from governance.policy.opa_http import OpaConnection, OpaUnavailable
 
 log = logging.getLogger("mm2gov.admission")
 DECISION_PATH = "/v1/data/mm2gov/admission/decision"
+# A review that overlapped a repo swap (one JSON Patch in OPA: milliseconds) is judged again, this often at most
+SWAP_RETRIES = 20
+SWAP_PAUSE = 0.05
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,7 @@ class AdmissionDecider:
     def decide(self, request: dict[str, Any]) -> Verdict:
         """The verdict on one parsed review (`review.parse_review`); every failure is a denial with its reason."""
         if not self.sync.loaded:
-            why = f" (the repo on disk is refused: {self.sync.state.refused})" if self.sync.state.refused else ""
-            return Verdict(False, reason=f"mm2gov admission: no governance repo is loaded{why}; denied "
-                                         "(fail closed)")
+            return self._no_repo()
         namespace = request.get("namespace") or ""
         if self.namespaces is None:
             return Verdict(False, reason="mm2gov admission: the webhook has no namespace source, so it cannot "
@@ -81,10 +82,25 @@ class AdmissionDecider:
         if labels is None:
             return Verdict(False, reason=f"mm2gov admission: namespace {namespace[:253]!r} is unknown to the "
                                          "API server; denied (fail closed)")
-        document = {"input": policy_input(request, labels, self.sync.index)}
+        for _ in range(SWAP_RETRIES):
+            if not self.sync.loaded:  # e.g. OPA restarted during the review: its policies are going back in
+                return self._no_repo()
+            swaps, index = self.sync.snapshot()
+            verdict = self._ask_opa(policy_input(request, labels, index))
+            if self.sync.unchanged_since(swaps):  # judged by one repo, not by a mix of the old and a newer one
+                return verdict
+            time.sleep(SWAP_PAUSE)
+        return Verdict(False, reason="mm2gov admission: the governance repo kept changing during the review; "
+                                     "denied (fail closed)")
+
+    def _no_repo(self) -> Verdict:
+        why = f" (the repo on disk is refused: {self.sync.state.refused})" if self.sync.state.refused else ""
+        return Verdict(False, reason=f"mm2gov admission: no governance repo is loaded{why}; denied (fail closed)")
+
+    def _ask_opa(self, policy_input_: dict[str, Any]) -> Verdict:
         began = time.perf_counter()
         try:
-            answer = self.opa.request("POST", DECISION_PATH, document)
+            answer = self.opa.request("POST", DECISION_PATH, {"input": policy_input_})
         except OpaUnavailable as exc:  # the reason reaches the user: the cause, never OPA's address
             log.debug("%s", exc)  # the sync loop says so once per check; a line per review would flood
             return Verdict(False, reason=f"mm2gov admission: policy engine (OPA) unreachable ({exc.cause}); denied "

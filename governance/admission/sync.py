@@ -6,6 +6,11 @@ object. A repo that does not load, or that the repo decision (`data.mm2gov.decis
 `validate` asks it) finds high or critical violations in, is refused: the last good one stays
 in force, and /readyz and /metrics say so (`RepoState`). An OPA that lost its data (restarted)
 gets the policies and the last good repo again.
+
+A newer good repo replaces the one in force without a gap: repo and scopes go to OPA in one JSON Patch
+(one write transaction), and the tenant index the decider sends with a review changes with them under a
+sequence counter (`snapshot`, `unchanged_since`), so a review is judged by the old repo or the new one,
+never by a mix of the two, and is not denied meanwhile.
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from governance.policy.input import build_input
 from governance.policy.opa_http import OpaConnection, OpaUnavailable
 
 log = logging.getLogger("mm2gov.admission")
-REPO_DATA_PATH = "/v1/data/mm2gov_repo"
-SCOPES_DATA_PATH = "/v1/data/mm2gov_scopes"  # optional: makes grants received one lookup
+DATA_PATH = "/v1/data"
+REPO_DATA_PATH = f"{DATA_PATH}/mm2gov_repo"
+JSON_PATCH = "application/json-patch+json"
 REPO_DECISION_PATH = "/v1/data/mm2gov/decision"
 BLOCKING_SEVERITIES = ("high", "critical")  # a repo with violations of these is never enforced
 
@@ -64,7 +70,10 @@ class RepoSync:
         self.signature: tuple = ()
         self.document: dict[str, Any] | None = None  # the last good repo, as pushed to OPA
         self.scopes: Any = None
-        self.index = TenantIndex()  # who owns what in the repo in force, for tenant resolution
+        self.index = TenantIndex()  # who owns what in the repo in force in OPA, for tenant resolution
+        self._next_index = self.index  # the index of self.document, in force once OPA holds it
+        self._stale = False  # self.document is newer than the repo OPA holds
+        self._swaps = 0  # even: OPA's repo and self.index agree; odd: they are being replaced
         self.loaded = False  # OPA holds self.document
         self.state = RepoState()
         self._stop = threading.Event()
@@ -117,8 +126,8 @@ class RepoSync:
         except MalformedDecision as exc:
             self._refuse(f"its policy decision is malformed ({exc})")
             return True
-        self.document, self.scopes, self.loaded = candidate, decision.get("scopes"), False
-        self.index = TenantIndex.of(tenancy, inventory.clusters)
+        self.document, self.scopes, self._stale = candidate, decision.get("scopes"), True
+        self._next_index = TenantIndex.of(tenancy, inventory.clusters)
         self.state.refused = ""
         self.state.adopted += 1
         self.state.adopted_at = time.time()
@@ -145,33 +154,51 @@ class RepoSync:
 
     def _push(self) -> bool:
         held = self._opa_holds_repo()
-        if self.loaded and held:
+        if self.loaded and held and not self._stale:
             return True
         if self.loaded and held is None:  # OPA does not answer: every review fails on it and says so (denied)
             return False
-        restarted = self.loaded  # OPA answers without the repo: it restarted, policies gone too
-        # Reviews are denied (decider: no repo loaded) until policies, repo and scopes are all back: OPA gets the
-        # policy modules one at a time, and a review judged by some of them without the repo's data would be
-        # allowed by the rules not loaded yet (seen under make test-random: an MM2 moved to another tenant's
-        # namespace was admitted while the webhook re-uploaded after an OPA restart).
-        self.loaded = self.state.in_force = False
+        restarted = self.loaded and not held  # OPA answers without the repo: it restarted, policies gone too
+        if not (self.loaded and held):
+            # Reviews are denied (decider: no repo loaded) until policies, repo and scopes are all back: OPA gets
+            # the policy modules one at a time, and a review judged by some of them without the repo's data would
+            # be allowed by the rules not loaded yet (seen under make test-random: an MM2 moved to another
+            # tenant's namespace was admitted while the webhook re-uploaded after an OPA restart).
+            self.loaded = self.state.in_force = False
+        self._swaps += 1  # odd: reviews under way are judged again (decider)
         try:
             if restarted and self.upload_policies is not None:
                 log.warning("OPA lost the governance repo (restarted?): uploading policies and repo again")
                 self.upload_policies()
-            self.opa.request("DELETE", SCOPES_DATA_PATH)  # never new repo data with old scopes
-            status = self.opa.request("PUT", REPO_DATA_PATH, self.document).status
-            if status < 300 and isinstance(self.scopes, dict):
-                self.opa.request("PUT", SCOPES_DATA_PATH, self.scopes)
-        except MM2GovError as exc:  # OpaUnavailable among them
+            status = self.opa.request("PATCH", DATA_PATH, self._data_patch(), content_type=JSON_PATCH).status
+            if status < 300:
+                self.index, self._stale = self._next_index, False
+        except MM2GovError as exc:  # OpaUnavailable among them: whether OPA took the patch is unknown
+            self.loaded = self.state.in_force = False
             log.error("cannot push the governance repo to OPA: %s", exc)
             return False
+        finally:
+            self._swaps += 1
         if status >= 300:
             log.error("OPA refused the governance repo: HTTP %d", status)
             return False
         self.loaded = self.state.in_force = True
         log.info("governance repo %s pushed to OPA (%d tenants)", self.repo, len(self.document["tenants"]))
         return True
+
+    def _data_patch(self) -> list[dict[str, Any]]:
+        """Repo and scopes (an object: parse_tenancy checked it) as one JSON Patch of OPA's data: one write
+        transaction, so OPA never holds new repo data with old scopes."""
+        return [{"op": "add", "path": "/mm2gov_repo", "value": self.document},
+                {"op": "add", "path": "/mm2gov_scopes", "value": self.scopes}]
+
+    def snapshot(self) -> tuple[int, TenantIndex]:
+        """(swap count, tenant index) to judge a review with; `unchanged_since(count)` after OPA's answer says
+        whether the repo stayed the same meanwhile."""
+        return self._swaps, self.index
+
+    def unchanged_since(self, swaps: int) -> bool:
+        return swaps % 2 == 0 and self._swaps == swaps
 
     def _opa_holds_repo(self) -> bool | None:
         """Whether OPA holds the repo; None when it does not answer."""

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import threading
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from typing import Any
 
 import pytest
 import yaml
+from prometheus_client.parser import text_string_to_metric_families
 
 from devstack import tools
 from devstack.process import free_port
@@ -352,6 +354,14 @@ def paced_rules(prometheus: Path, into: Path) -> list[Path]:
     return paced
 
 
+def assigned_tasks(metrics_url: str) -> float:
+    """The tasks an MM2's Connect worker has now (WORKER_METRIC), as its own /metrics says (no Prometheus)."""
+    with urllib.request.urlopen(metrics_url, timeout=10) as answer:
+        text = answer.read().decode()
+    return sum(sample.value for family in text_string_to_metric_families(text) for sample in family.samples
+               if sample.name == WORKER_METRIC)
+
+
 def our_alerts(prometheus: Prometheus, tenants: list[str]) -> list[Any]:
     return [a for a in prometheus.alerts() if a.labels.get("tenant") in tenants]
 
@@ -395,6 +405,11 @@ def monitored(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             stack.start_mirrormaker(flow, properties[tenant], metrics_config=monitoring / "jmx" / f"{tenant}.yaml")
             started.append(flow)
         targets = [ScrapeTarget(f"mm2-{flow}", stack.mirrormakers[flow].metrics_url) for flow in flows.values()]
+        # Prometheus evaluates MM2FlowDown from its first scrape: a worker still joining its group has no task
+        # yet (seconds on a loaded machine, longer than the shortened `for`) and would page before the tests
+        # begin. So each flow's worker has its tasks, as its own /metrics says, before Prometheus starts.
+        for target in targets:
+            wait_for(f"tasks on {target.job}'s worker", lambda url=target.url: assigned_tasks(url) > 0, 120)
         rules = paced_rules(monitoring / "prometheus", root / "rules")
         prometheus = Prometheus(root, targets, rules, alertmanager.url).start()
         started.append(prometheus)

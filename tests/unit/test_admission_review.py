@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable
 
 import pytest
 
@@ -252,13 +254,14 @@ def test_nesting_beyond_the_limit_fails(depth):
 # ---- the decider: namespaces and the repo gate -------------------------------------------------
 
 class RoutingOpa:
-    """A loopback OPA stand-in: data documents by PUT/GET/DELETE, decisions from callables."""
+    """A loopback OPA stand-in: data documents by PUT/PATCH/GET/DELETE, decisions from callables."""
 
     def __init__(self, repo_violations: list[dict]) -> None:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         self.data: dict[str, bytes] = {}
         self.repo_violations = repo_violations
+        self.on_patch: Callable[[], None] = lambda: None  # called while a JSON Patch is being applied
         self.inputs: list[dict] = []
         fake = self
 
@@ -279,6 +282,12 @@ class RoutingOpa:
 
             def do_PUT(self) -> None:
                 fake.data[self.path] = self._body()
+                self._answer(204)
+
+            def do_PATCH(self) -> None:  # a JSON Patch of data/: every operation or none, as OPA applies it
+                fake.on_patch()
+                fake.data.update({self.path + op["path"]: json.dumps(op["value"]).encode()
+                                  for op in json.loads(self._body())})
                 self._answer(204)
 
             def do_DELETE(self) -> None:
@@ -378,6 +387,40 @@ def test_after_an_opa_restart_reviews_are_denied_until_policies_repo_and_scopes_
     [verdict] = during
     assert not verdict.allowed and "no governance repo is loaded" in verdict.reason
     assert decider.decide(_kafka_topic()).allowed and decider.readiness() == (True, "ready\n")
+
+
+def test_a_review_during_a_repo_swap_is_judged_again_by_the_new_repo_not_denied(acme_copy):
+    """A stand-in OPA again (the real one applies a patch in microseconds; no review lands inside it on cue): a
+    review asks OPA while the webhook's JSON Patch of a newer repo is under way. Its first answer could come
+    from the old repo's data with the new repo's tenant index, or the other way round: the webhook does not use
+    it, asks again once the swap is over, and admits; no review is denied because a repo is being replaced."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from governance.admission.decider import AdmissionDecider
+    from tests.tools.namespaces import StaticNamespaces
+
+    opa = RoutingOpa([])
+    decider = AdmissionDecider(acme_copy, opa.url, StaticNamespaces({"payments": {"mm2gov.io/tenant": "payments"}}))
+    assert decider.sync.load() and decider.decide(_kafka_topic()).allowed
+    asked = len(opa.inputs)
+    reviews = []
+
+    def review_meanwhile() -> None:
+        reviews.append(pool.submit(decider.decide, _kafka_topic()))
+        deadline = time.monotonic() + 10
+        while len(opa.inputs) == asked and time.monotonic() < deadline:  # it asked OPA during the swap
+            time.sleep(0.01)
+
+    tenant = acme_copy / "tenants" / "payments.yaml"
+    tenant.write_text(tenant.read_text() + "\n")
+    with ThreadPoolExecutor(1) as pool:
+        opa.on_patch = review_meanwhile
+        assert decider.sync.load()
+        [review] = reviews
+        verdict = review.result(timeout=10)
+    assert verdict.allowed, verdict
+    assert len(opa.inputs) - asked == 2  # the answer given during the swap, then the one it used
+    assert decider.sync.state.adopted == 2 and decider.readiness() == (True, "ready\n")
 
 
 def test_a_repo_with_high_violations_is_never_enforced(acme_copy):

@@ -81,14 +81,14 @@ class RecordingOpa:
         self.scopes = scopes
         self.pushed: dict[str, Any] = {}
 
-    def request(self, method: str, path: str, document: Any = None) -> Answer:
+    def request(self, method: str, path: str, document: Any = None, content_type: str = "") -> Answer:
         if method == "POST" and path == REPO_DECISION_PATH:
             return Answer(200, json.dumps({"result": {"violations": [], "scopes": self.scopes}}).encode())
         if method == "GET":
             held = path.removesuffix("/clusters") in self.pushed
             return Answer(200, b'{"result": {}}') if held else Answer(404, b"{}")
-        if method == "PUT":
-            self.pushed[path] = document
+        if method == "PATCH":  # the repo and its scopes in one JSON Patch of OPA's data
+            self.pushed.update({path + op["path"]: op["value"] for op in document})
         return Answer(204, b"")
 
 
