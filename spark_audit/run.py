@@ -36,6 +36,11 @@ SETTINGS = {
     "spark.sql.shuffle.partitions": "4",  # small data: 200 partitions would be 200 tiny tasks per join
     "spark.default.parallelism": "4",
     "spark.sql.session.timeZone": "UTC",
+    # PySpark 4's DataFrame debugging records the Python call site of every Column and DataFrame function in the
+    # JVM (about 10 py4j round trips and a walk of the Python stack per call: F.col took 2.7 ms, 0.55 ms
+    # without, measured here). Spark documents its overhead; the audit builds thousands of expressions, and its
+    # own errors name the check.
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
     # Spark 4.0's list without "kafka": the record scan reads through the Kafka source's V2 reader,
     # which makes each record an UnsafeRow once, not its V1 relation, which builds a Row per record
     # and converts it back (1M records of 512 bytes: 2.6 core-s to read instead of 3.6-4.0, the tasks'
