@@ -218,7 +218,9 @@ def test_apply_killed_halfway_converges_and_removes_what_left(stack, tenancy, tm
         (big / "tenants" / f"t{i:03d}.yaml").write_text(tenant_yaml(f"t{i:03d}"))
     secrets = str(tenancy["secrets"])
     argv = [sys.executable, "-m", "governance", "apply", str(big), "--secrets-dir", secrets, "--batch-size", "10"]
-    process = subprocess.Popen(argv, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    errors = tmp_path / "apply.stderr"  # what it said, should it end by itself (its messages carry no secret)
+    with open(errors, "wb") as stderr:
+        process = subprocess.Popen(argv, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
     target_admin = admin_client(stack.kafka["target"].admin_config())
     # Killed as soon as the first of the 120 tenants' ACLs is on the target, frozen first (SIGSTOP) so that it
     # makes no progress between that answer and the kill: most of its batches are still to come. (Waiting for
@@ -228,7 +230,8 @@ def test_apply_killed_halfway_converges_and_removes_what_left(stack, tenancy, tm
         if any(b.principal.startswith("User:t0") for b in describe_acls(target_admin)):
             break
         time.sleep(0.1)
-    assert process.poll() is None, "apply finished before it could be killed"
+    assert process.poll() is None, f"apply ended (exit {process.returncode}) before it could be killed: " \
+                                   f"{errors.read_text()[-2000:]}"
     process.send_signal(signal.SIGSTOP)
     process.send_signal(signal.SIGKILL)
     process.wait(10)
