@@ -33,6 +33,7 @@ from devstack.kafka import JVM_OPTS, LOG4J2
 from devstack.process import LOOPBACK, ManagedProcess, ensure_port_free, free_port
 from governance.compile.mm2 import SCRAM_MODULE, Entry, jaas_quoted, render
 from governance.compile.mm2_logging import LOG_DIR_PROPERTY
+from governance.model.mm2_settings import PLUGIN_DISCOVERY
 
 MAIN_CLASS = "org.apache.kafka.connect.mirror.MirrorMaker"
 STARTED_LINE = "Kafka MirrorMaker started"
@@ -195,6 +196,11 @@ def dedicated_properties(
         (f"{source}->{target}.topics", topics),
         (f"{source}->{target}.groups", groups or "^$"),
         (f"{target}->{source}.enabled", "false"),
+        # as a generated flow (model/mm2_settings.py), and for both aliases: the 3.x MM2 builds a herder for the
+        # disabled direction too. Without it that MM2 scans every class of its classpath once per herder, 30-40 s
+        # each on a loaded 2-core machine, and a legacy MM2 missed its 120 s start in CI (stop 37)
+        ("plugin.discovery", PLUGIN_DISCOVERY),
+        *[(f"{alias}.plugin.discovery", PLUGIN_DISCOVERY) for alias in (source, target)],
         ("sync.topic.acls.enabled", "false"),
         ("sync.topic.configs.enabled", "true"),
         ("offset-syncs.topic.location", "target"),

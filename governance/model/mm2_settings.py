@@ -163,6 +163,7 @@ READ_COMMITTED_WHY = ("an exactly_once flow reads committed records only, or rec
                       "would be copied")
 REBALANCE_DELAY_MS = 10_000  # scheduled.rebalance.max.delay.ms of a flow whose MM2 runs its internal REST server
 
+PLUGIN_DISCOVERY = "service_load"  # also the stack's own MM2s (devstack/mirrormaker.py)
 DISCOVERY_WHY = ("Connect finds MM2's connectors from their ServiceLoader manifests (KIP-898) instead of scanning "
                  "every class of the classpath, 3-9 s of a CPU per scan on the stack's MM2 (its log, 2026-11-27); what "
                  "Strimzi's own examples set")
@@ -230,8 +231,8 @@ SETTINGS: tuple[Setting, ...] = (
     # Both scopes, as MM2's own log shows: the top-level key reaches the scan MirrorMaker makes for itself, the
     # target's the Connect worker of the flow's herder (built from the target cluster's keys); with either alone
     # one scan still reads every class of the classpath.
-    Setting("plugin.discovery", "service_load", DISCOVERY_WHY, InProperties(Section.MIRRORING)),
-    Setting("plugin.discovery", "service_load", DISCOVERY_WHY, InProperties(Section.MIRRORING, Scope.TARGET),
+    Setting("plugin.discovery", PLUGIN_DISCOVERY, DISCOVERY_WHY, InProperties(Section.MIRRORING)),
+    Setting("plugin.discovery", PLUGIN_DISCOVERY, DISCOVERY_WHY, InProperties(Section.MIRRORING, Scope.TARGET),
             (WORKER,)),
     # KIP-618, `delivery: exactly_once` flows only. In dedicated mode `exactly.once.support=required` would be
     # pair-scoped and reach the checkpoint and heartbeat connectors, which declare no exactly-once support and
