@@ -7,11 +7,14 @@ import os
 import resource
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from xdist.remote import Producer
+from xdist.scheduler import LoadFileScheduling
 
 from devstack.stack import Stack, StackSpec
 
@@ -90,6 +93,35 @@ SLOWEST_FIRST = (
 )
 
 
+# The modules whose tests use the worker's SparkSession (the `spark` fixture, or `audit_in_process` on it).
+# `make test` hands them to one xdist worker as one unit (_SparkModulesTogether), so one driver JVM starts and
+# warms up instead of one on each worker: the three drivers of a fresh-clone run used 211, 206 and 112 CPU-s
+# (2026-11-27), much of it each one's class loading and JIT of the same Spark code. A module missing here still
+# passes (it starts a driver on its own worker); the collection hook warns about it.
+SPARK_MODULES = frozenset({
+    "tests/integration/test_migrate.py", "tests/integration/test_audit.py",
+    "tests/integration/test_mm2_exactly_once.py", "tests/integration/test_audit_records.py",
+    "tests/unit/test_audit_checks.py", "tests/unit/test_audits.py", "tests/unit/test_audit_record_columns.py",
+})
+SPARK_UNIT = "the modules that use the SparkSession"
+
+
+class _SparkModulesTogether(LoadFileScheduling):
+    """xdist's loadfile (a module's tests on one worker, modules handed out in collection order), but the
+    SPARK_MODULES are one unit, placed where the first of them is in that order (test_migrate: first)."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        module = super()._split_scope(nodeid)
+        return SPARK_UNIT if module in SPARK_MODULES else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadFileScheduling | None:
+    """On the xdist controller, for `--dist loadfile` (what `make test` passes): _SparkModulesTogether."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    return _SparkModulesTogether(config, log)
+
+
 def _schedule_rank(item: pytest.Item) -> tuple[int, int]:
     """(0, its place) for a module of SLOWEST_FIRST (its path under tests/: unit/test_migrate.py is not
     integration/test_migrate.py), then the other integration modules, then the unit ones."""
@@ -163,6 +195,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+            module = item.path.relative_to(REPO_ROOT).as_posix()
+            if module not in SPARK_MODULES:
+                warnings.warn(f"{module} uses the SparkSession: add it to SPARK_MODULES (tests/conftest.py), "
+                              "or its worker starts a Spark driver of its own", stacklevel=1)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=_schedule_rank)  # stable: within a rank, modules and tests stay in collection order
 
