@@ -225,9 +225,9 @@ class Prometheus:
             raise DevstackError(f"prometheus: {path} failed: {body.get('error')}")
         return body["data"]
 
-    def query(self, expr: str) -> list[Sample]:
-        """An instant vector query: one Sample per series."""
-        data = self._api("query", query=expr)
+    def query(self, expr: str, at: float | None = None) -> list[Sample]:
+        """An instant vector query: one Sample per series; evaluated now, or at the Unix time `at`."""
+        data = self._api("query", query=expr, **({"time": f"{at:.3f}"} if at is not None else {}))
         if data["resultType"] != "vector":
             raise DevstackError(f"prometheus: {expr!r} is a {data['resultType']}, not an instant vector")
         return [Sample(r["metric"], float(r["value"][1])) for r in data["result"]]

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -431,18 +432,34 @@ def monitored(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
         receiver.stop()
 
 
+SETTLED = 5.0  # seconds before now: every scrape that began earlier has ended (its timeout is 1 s) and is stored
+
+
+def present_at(prometheus: Prometheus, expr: str, what: str) -> float:
+    """A moment, SETTLED seconds back, at which `expr` selects series; the queries that must be judged where
+    those series are there are evaluated at it. On a loaded machine a scrape of a JMX exporter can outlast its
+    1 s timeout, and the failed scrape marks every series of its target stale: an instant query at that moment
+    selects nothing, so a positive one would fail and a negative one would prove nothing (a fresh-clone run
+    found a flow's series missing so). A moment far enough back no longer changes: its scrapes are all stored."""
+    def found() -> float | None:
+        at = time.time() - SETTLED
+        return at if prometheus.query(expr, at=at) else None
+    return wait_for(what, found, 60)
+
+
 def test_each_flows_series_carry_exactly_its_tenant_and_flow(monitored):
     prometheus = monitored["prometheus"]
     for tenant, flow in monitored["flows"].items():
         job = f"mm2-{flow}"
-        [up] = prometheus.query(f'up{{job="{job}"}}')
+        at = present_at(prometheus, f'up{{job="{job}"}} == 1', f"a successful scrape of {job}")
+        [up] = prometheus.query(f'up{{job="{job}"}}', at=at)
         assert up.value == 1
-        labelled = prometheus.query(f'{{job="{job}", tenant!=""}}')
+        labelled = prometheus.query(f'{{job="{job}", tenant!=""}}', at=at)
         assert labelled and {(s.labels["tenant"], s.labels["flow"]) for s in labelled} == {(tenant, flow)}
-        assert not prometheus.query(f'{{job="{job}", flow!="", tenant=""}}')
-        [worker] = prometheus.query(f'{WORKER_METRIC}{{job="{job}"}}')
+        assert not prometheus.query(f'{{job="{job}", flow!="", tenant=""}}', at=at)
+        [worker] = prometheus.query(f'{WORKER_METRIC}{{job="{job}"}}', at=at)
         assert worker.value > 0  # the flow's Connect worker holds tasks
-        latency = prometheus.query(f'{LATENCY_METRIC}{{job="{job}"}}')
+        latency = prometheus.query(f'{LATENCY_METRIC}{{job="{job}"}}', at=at)
         # the tenant's orders, and its probe topic once `probing` (another test here, any order) created it
         probe = f"source.{probe_topic([f'{tenant}.'])}"
         assert f"source.{tenant}.orders" in {s.labels["topic"] for s in latency}
@@ -508,9 +525,10 @@ def test_every_dashboard_panel_shows_its_tenants_flows_and_no_one_elses(monitore
             for title, series in answers:
                 assert {(s.labels.get("tenant"), s.labels.get("flow")) for s in series} == {(tenant, flow)}, title
         [other] = [f for t, f in flows.items() if t != tenant]
-        assert prometheus.query(f'{WORKER_METRIC}{{flow="{other}"}}')  # the other tenant's series are there
+        # judged at a moment when the other tenant's series are there: its forged panels still select nothing
+        at = present_at(prometheus, f'{WORKER_METRIC}{{flow="{other}"}}', f"{other}'s series in Prometheus")
         for title, expr in panel_queries(dashboard, other):
-            assert not prometheus.query(expr), (title, expr)
+            assert not prometheus.query(expr, at=at), (title, expr)
 
 
 def test_stopping_a_flows_mm2_pages_its_tenant_only_and_restarting_resolves(stack, monitored):
