@@ -45,6 +45,8 @@ lint: python-env
 # taken, 14:37 for 1430 (two workers' CPU use was about 68%: the third overlaps waits on JVM starts).
 # Session 16: 28:35 for 1567 (issue 27's real-stack modules); session 17: 28:17 for 1633, 42.8 CPU-min, of which
 # MM2 JVMs 13, Spark JVMs 14, brokers 7 (tests/conftest.py prints the timeline; the note has the split).
+# Session 19: the modules that use the SparkSession on one worker (SPARK_MODULES in tests/conftest.py: one Spark
+# driver, not three): 25:37 for 1634, 41.3 CPU-min (26:59 and 42.0 the run before; 32:07 and 49.3 in session 18).
 # PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 3
 test: setup
