@@ -17,6 +17,7 @@ from xdist.remote import Producer
 from xdist.scheduler import LoadFileScheduling
 
 from devstack.stack import Stack, StackSpec
+from tests.tools.py4j_reset import drop_thread_connection
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,6 +103,7 @@ SPARK_MODULES = frozenset({
     "tests/integration/test_migrate.py", "tests/integration/test_audit.py",
     "tests/integration/test_mm2_exactly_once.py", "tests/integration/test_audit_records.py",
     "tests/unit/test_audit_checks.py", "tests/unit/test_audits.py", "tests/unit/test_audit_record_columns.py",
+    "tests/unit/test_py4j_reset.py",
 })
 SPARK_UNIT = "the modules that use the SparkSession"
 
@@ -154,9 +156,13 @@ def _cpu_seconds() -> float:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """On a worker: each report carries the worker's CPU seconds so far, for the controller's timeline."""
+    """On a worker: each report carries the worker's CPU seconds so far, for the controller's timeline. After
+    a failed step, this thread's py4j connection is dropped (tests/tools/py4j_reset.py says why)."""
     outcome = yield
-    outcome.get_result().user_properties.append(("cpu_seconds", _cpu_seconds()))
+    report = outcome.get_result()
+    report.user_properties.append(("cpu_seconds", _cpu_seconds()))
+    if report.failed:
+        drop_thread_connection()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
+from confluent_kafka import ConsumerGroupTopicPartitions
 
 from governance.compile.mm2 import topics_exclude
 from governance.config.regex import java_list_matcher, split_list
@@ -20,11 +20,11 @@ from governance.failover.assess import PartitionFacts, resume
 from governance.failover.records import Checkpoint, OffsetSync, RecordFormatError, parse_checkpoint, parse_offset_sync
 from governance.kafka import admin as kafka_admin
 from governance.kafka.apply import cluster_metadata
-from governance.kafka.reader import CommittedReader, kafka_failure
+from governance.kafka.reader import CommittedReader
 from governance.model.tenancy import Flow, Tenancy, Tenant
 
 log = logging.getLogger("mm2gov.failover")
-TIMEOUT = 30.0
+TIMEOUT = kafka_admin.TIMEOUT
 
 
 def find_flow(tenancy: Tenancy, tenant: str, source: str, target: str) -> tuple[Tenant, Flow]:
@@ -83,10 +83,8 @@ def gather(tenant: Tenant, flow: Flow, source: dict[str, Any], target: dict[str,
 def _groups(tenant: Tenant, flow: Flow, source: dict[str, Any], only: Sequence[str]) -> list[str]:
     """The consumer groups on the source that the flow's groups filter selects (or those of `only`)."""
     admin = kafka_admin.admin_client(source)
-    try:
-        listed = admin.list_consumer_groups(request_timeout=TIMEOUT).result(timeout=TIMEOUT)
-    except KafkaException as exc:
-        raise kafka_failure(flow.source, "list consumer groups", exc) from None
+    listed = kafka_admin.answer(admin.list_consumer_groups(request_timeout=TIMEOUT),
+                                f"cluster {flow.source}: list consumer groups")
     selects = java_list_matcher(flow.groups)
     groups = sorted({g.group_id for g in listed.valid
                      if selects(g.group_id) and g.group_id.startswith(tenant.group_prefixes)})
@@ -101,12 +99,9 @@ def _committed(alias: str, config: dict[str, Any], group: str) -> dict[tuple[str
     admin = kafka_admin.admin_client(config)  # referenced until the answer is in
     future = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)],
                                                request_timeout=TIMEOUT)[group]
-    try:
-        partitions = future.result(timeout=TIMEOUT).topic_partitions or []
-    except KafkaException as exc:
-        if exc.args[0].code() == KafkaError.GROUP_ID_NOT_FOUND:
-            return {}
-        raise kafka_failure(alias, f"committed offsets of group {group}", exc) from None
+    listed = kafka_admin.answer(future, f"cluster {alias}: committed offsets of group {group}",
+                                ignore=("GROUP_ID_NOT_FOUND",))
+    partitions = (listed.topic_partitions or []) if listed is not None else []
     return {(p.topic, p.partition): p.offset for p in partitions if p.offset >= 0 and p.error is None}
 
 
@@ -114,10 +109,7 @@ def _members(alias: str, config: dict[str, Any], group: str) -> int:
     """Consumers in the group on the source now (they should be stopped before the switch)."""
     admin = kafka_admin.admin_client(config)
     future = admin.describe_consumer_groups([group], request_timeout=TIMEOUT)[group]
-    try:
-        return len(future.result(timeout=TIMEOUT).members or [])
-    except KafkaException as exc:
-        raise kafka_failure(alias, f"describe group {group}", exc) from None
+    return len(kafka_admin.answer(future, f"cluster {alias}: describe group {group}").members or [])
 
 
 def _checkpoint_key(record: Checkpoint) -> tuple[str, str, int]:

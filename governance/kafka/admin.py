@@ -38,7 +38,8 @@ from governance.model.acl import AclBinding, as_operation, as_pattern_type, as_p
 from governance.secrets.values import SecretValue
 
 log = logging.getLogger("mm2gov.kafka")
-TIMEOUT = 30.0
+TIMEOUT = 60.0  # librdkafka's timeout for one admin request: a batch of 1,000 ACLs on a busy broker
+ANSWER_WAIT = TIMEOUT + 15  # how long mm2gov waits for a request's answer: the client's own timeout comes first
 
 
 def refused_everywhere(bootstrap_servers: str, timeout: float = 2.0) -> bool:
@@ -62,15 +63,24 @@ def admin_client(config: dict[str, Any]) -> AdminClient:
     return AdminClient({**config, "socket.timeout.ms": 10000}, logger=logging.getLogger("mm2gov.librdkafka"))
 
 
+def answer(future: Future[Any], what: str, ignore: tuple[str, ...] = (), wait: float = ANSWER_WAIT) -> Any:
+    """The result of one admin request's future; the broker's error (unless its name is in `ignore`: None)
+    or no answer within `wait` seconds is a RuntimeFailure naming `what`, never a traceback."""
+    try:
+        return future.result(timeout=wait)
+    except KafkaException as exc:
+        error = exc.args[0]
+        if error.name() in ignore:
+            return None
+        raise RuntimeFailure(f"{what}: {error.name()}: {error.str()}") from None
+    except TimeoutError:
+        raise RuntimeFailure(f"{what}: no answer from the cluster in {wait:.0f} s; nothing after it was "
+                             "done, and running the command again resumes") from None
+
+
 def _wait(futures: dict[Any, Any], what: str, ignore: tuple[str, ...] = ()) -> None:
     for key, future in futures.items():
-        try:
-            future.result(timeout=TIMEOUT)
-        except KafkaException as exc:
-            error = exc.args[0]
-            if error.name() in ignore:
-                continue
-            raise RuntimeFailure(f"{what} {key}: {error.name()}: {error.str()}") from None
+        answer(future, f"{what} {key}", ignore)
 
 
 def create_topics(admin: AdminClient, names: Iterable[str], partitions: int = 1,
@@ -150,10 +160,7 @@ def describe_acls(admin: AdminClient) -> set[AclBinding]:
     # from AclBinding, say str
     everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,  # type: ignore[arg-type]
                                   AclOperation.ANY, AclPermissionType.ANY)
-    try:
-        found = admin.describe_acls(everything, request_timeout=TIMEOUT).result(timeout=TIMEOUT)
-    except KafkaException as exc:
-        raise RuntimeFailure(f"describe ACLs: {exc.args[0].name()}: {exc.args[0].str()}") from None
+    found = answer(admin.describe_acls(everything, request_timeout=TIMEOUT), "describe ACLs")
     return {from_kafka(b) for b in found}
 
 
@@ -166,14 +173,10 @@ def delete_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int =
 
 
 def scram_users(admin: AdminClient) -> set[str]:
-    try:
-        every_user = admin.describe_user_scram_credentials(request_timeout=TIMEOUT)  # no users named: one future
-        if not isinstance(every_user, Future):
-            raise TypeError(f"confluent-kafka gave {type(every_user).__name__} where one future belongs")
-        described = every_user.result(timeout=TIMEOUT)
-    except KafkaException as exc:
-        raise RuntimeFailure(f"describe SCRAM users: {exc.args[0].name()}: {exc.args[0].str()}") from None
-    return set(described)
+    every_user = admin.describe_user_scram_credentials(request_timeout=TIMEOUT)  # no users named: one future
+    if not isinstance(every_user, Future):
+        raise TypeError(f"confluent-kafka gave {type(every_user).__name__} where one future belongs")
+    return set(answer(every_user, "describe SCRAM users"))
 
 
 def delete_scram_users(admin: AdminClient, users: Iterable[str], mechanism: str = "SCRAM-SHA-512") -> None:
