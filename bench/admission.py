@@ -176,7 +176,7 @@ def main() -> None:
         pair = issue_cert(stack.ca, "webhook", server=True, ip_addresses=("127.0.0.1",))
         write_private(tmp / "tls.crt", pair.cert_pem())
         write_private(tmp / "tls.key", pair.key_pem())
-        opa = OpaServer(tmp, free_port(), log_level="error")
+        opa = OpaServer(tmp, log_level="error")
         opa.start()
         port = free_port()
         server = subprocess.Popen(

@@ -12,6 +12,7 @@ from governance.process import (
     pid_alive,
     pid_command_line,
     port_open,
+    start_on_free_port,
     stop_pid,
     tail,
 )
@@ -24,5 +25,5 @@ QUICK_JVM = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 __all__ = [
     "LOOPBACK", "QUICK_JVM", "DevstackError", "ManagedProcess", "ProcessError", "ensure_port_free", "free_port",
-    "group_members", "pid_alive", "pid_command_line", "port_open", "stop_pid", "tail",
+    "group_members", "pid_alive", "pid_command_line", "port_open", "start_on_free_port", "stop_pid", "tail",
 ]

@@ -29,11 +29,9 @@ import yaml
 
 from devstack import tools
 from devstack.files import write_public
-from devstack.process import LOOPBACK, DevstackError, ManagedProcess, free_port, tail
+from devstack.process import LOOPBACK, DevstackError, ManagedProcess, start_on_free_port, tail
 from governance.files import YAML_DUMPER
 
-BIND_FAILURE = "address already in use"
-START_ATTEMPTS = 3
 INTERVAL = "1s"  # scrape, rule evaluation, alert resend, Alertmanager grouping: short for tests
 
 
@@ -89,23 +87,9 @@ def _ready(url: str) -> bool:
 def _start_on_free_port(name: str, home: Path, argv_for: Callable[[int], list[str]], port: int,
                         timeout: float) -> tuple[ManagedProcess, int]:
     """Start a Go server listening on `port` (0: a free one, chosen again if taken before it binds)."""
-    for attempt in range(1, START_ATTEMPTS + 1):
-        chosen = port or free_port()
-        process = ManagedProcess(name=name, argv=argv_for(chosen), log_path=home / f"{name}.log", cwd=home)
-        log_start = process.log_path.stat().st_size if process.log_path.exists() else 0
-        process.start()
-        try:
-            process.wait_ready(lambda p=chosen: _ready(f"http://{LOOPBACK}:{p}/-/ready"), timeout,
-                               f"GET /-/ready on {LOOPBACK}:{chosen}")
-            return process, chosen
-        except DevstackError:
-            process.stop()
-            with open(process.log_path, "rb") as log:
-                log.seek(log_start)
-                taken = BIND_FAILURE in log.read().decode(errors="replace")
-            if port or not taken or attempt == START_ATTEMPTS:
-                raise
-    raise AssertionError("unreachable")
+    return start_on_free_port(
+        lambda chosen: ManagedProcess(name=name, argv=argv_for(chosen), log_path=home / f"{name}.log", cwd=home),
+        lambda chosen: _ready(f"http://{LOOPBACK}:{chosen}/-/ready"), timeout, "GET /-/ready", port)
 
 
 @dataclass

@@ -283,7 +283,7 @@ class Stack:
                         f"kafka-{cluster}", f"kafka-{cluster}-controller", f"kafka-{cluster}-mtls")),
                 )
         if "opa" in self.spec.components:
-            self.opa = OpaServer(self.run_dir, self._port("opa"), list(self.spec.policy_dirs))
+            self.opa = OpaServer(self.run_dir, self.spec.ports.get("opa", 0), list(self.spec.policy_dirs))
         if "kube" in self.spec.components:
             self.kube = KubeApiServer(
                 run_dir=self.run_dir, ca=self.ca, ca_pem_path=self.ca_pem_path,

@@ -43,6 +43,42 @@ def ensure_port_free(port: int, component: str) -> None:
             ) from None
 
 
+BIND_FAILURE = "address already in use"  # what a Go server (OPA, Prometheus, Alertmanager) logs on a taken port
+START_ATTEMPTS = 3
+
+
+def start_on_free_port(process_for: Callable[[int], ManagedProcess], ready: Callable[[int], bool],
+                       timeout: float, what: str, port: int = 0) -> tuple[ManagedProcess, int]:
+    """Start `process_for(port)` and wait until `ready(port)`; the process and its port.
+
+    `port` 0: one chosen free here. Another process can take it between the choice and the server's bind (an
+    outgoing connection gets a port from the same ephemeral range); the server then logs BIND_FAILURE and
+    exits, and starts again on a new free port, up to START_ATTEMPTS times. A port the caller named is not
+    changed: that failure is the caller's to see."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        chosen = port or free_port()
+        process = process_for(chosen)
+        log_start = process.log_path.stat().st_size if process.log_path.exists() else 0
+        process.start()
+        try:
+            process.wait_ready(lambda port=chosen: ready(port), timeout, f"{what} on {LOOPBACK}:{chosen}")
+            return process, chosen
+        except ProcessError:
+            process.stop()
+            if port or attempt == START_ATTEMPTS or not _logged_since(process.log_path, log_start, BIND_FAILURE):
+                raise
+    raise AssertionError("unreachable")
+
+
+def _logged_since(log_path: Path, start: int, text: str) -> bool:
+    try:
+        with open(log_path, "rb") as log:
+            log.seek(start)
+            return text in log.read().decode(errors="replace")
+    except OSError:
+        return False
+
+
 def port_open(port: int, host: str = LOOPBACK) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.settimeout(0.5)

@@ -42,9 +42,8 @@ def warm_opa(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     removes the organisation rules it uploaded (policy/opa.py), so runs do not see each other's rules.
     """
     from devstack.opa import OpaServer
-    from devstack.process import free_port
 
-    server = OpaServer(tmp_path_factory.mktemp("warm-opa"), free_port(), log_level="error")
+    server = OpaServer(tmp_path_factory.mktemp("warm-opa"), log_level="error")
     server.start()
     try:
         yield server.url

@@ -20,7 +20,7 @@ from governance.errors import RuntimeFailure
 from governance.policy.bundle import PolicyModule
 from governance.policy.engine import Decision, PolicyError, PolicySyntaxError, parse_decision
 from governance.policy.opa_http import Answer, OpaConnection, OpaUnavailable
-from governance.process import LOOPBACK, ManagedProcess, ProcessError, free_port
+from governance.process import LOOPBACK, ManagedProcess, ProcessError, start_on_free_port
 from governance.tools import opa_command
 
 log = logging.getLogger("mm2gov.policy")
@@ -65,18 +65,16 @@ class OpaEngine:
         except tools.MissingTool as exc:
             raise PolicyError(f"OPA cannot start: {exc}") from None
         self._tmp = tempfile.TemporaryDirectory(prefix="mm2gov-opa-")
-        port = free_port()
-        self._process = ManagedProcess(  # an empty environment but GOGC: nothing for opa.runtime().env to show
-            "opa", opa_command(opa, "run", "--server", "--addr", f"{LOOPBACK}:{port}", "--disable-telemetry",
-                               "--log-level", "error", *[str(m.path) for m in self.builtin]),
-            Path(self._tmp.name) / "opa.log",
-        )
-        self.url = f"http://{LOOPBACK}:{port}"
-        self._process.start()
+        log_path = Path(self._tmp.name) / "opa.log"
         try:
-            self._process.wait_ready(lambda: _healthy(self.url or ""), 30, f"GET {self.url}/health")
+            self._process, port = start_on_free_port(
+                lambda port: ManagedProcess(  # an empty environment but GOGC: nothing for opa.runtime().env to show
+                    "opa", opa_command(opa, "run", "--server", "--addr", f"{LOOPBACK}:{port}", "--disable-telemetry",
+                                       "--log-level", "error", *[str(m.path) for m in self.builtin]), log_path),
+                lambda port: _healthy(f"http://{LOOPBACK}:{port}"), 30, "GET /health")
         except ProcessError as exc:
             raise PolicyError(f"OPA cannot start: {exc}") from None
+        self.url = f"http://{LOOPBACK}:{port}"
         log.debug("started OPA at %s", self.url)
 
     def _connect(self) -> None:

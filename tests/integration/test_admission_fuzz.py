@@ -100,7 +100,7 @@ def fuzz_webhook(stack, tmp_path_factory):
     pair = issue_cert(stack.ca, "mm2gov-admission-fuzz", server=True, ip_addresses=("127.0.0.1",))
     write_private(root / "tls.crt", pair.cert_pem())
     write_private(root / "tls.key", pair.key_pem())
-    opa = OpaServer(root, free_port(), log_level="error")
+    opa = OpaServer(root, log_level="error")
     opa.start()
     port = free_port()
     log = (root / "webhook.log").open("w")

@@ -16,7 +16,6 @@ import requests
 
 from devstack import tools
 from devstack.opa import OpaServer
-from devstack.process import free_port
 from governance.policy import bundle
 from governance.policy.bundle import PolicyModule, builtin_modules
 from governance.policy.engine import PolicySyntaxError
@@ -166,7 +165,7 @@ def test_managed_opa_has_an_empty_environment(tmp_path, monkeypatch):
 def test_devstack_opa_has_an_empty_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("MM2GOV_TEST_CANARY", CANARY)
     monkeypatch.setenv("GOGC", "250")  # $GOGC still wins
-    server = OpaServer(tmp_path, free_port(), log_level="error")
+    server = OpaServer(tmp_path, log_level="error")
     server.start()
     try:
         assert environ(server.process.pid) == {"GOGC": "250"}

@@ -7,13 +7,12 @@ file that comes first; `opa check` and `opa test`, which load every file at once
 from __future__ import annotations
 
 from devstack.opa import OpaServer
-from devstack.process import free_port
 from governance.policy.bundle import builtin_modules
 from governance.policy.opa import OpaEngine
 
 
 def test_the_builtin_modules_upload_one_at_a_time_into_an_empty_opa(tmp_path):
-    server = OpaServer(tmp_path, free_port(), log_level="error")
+    server = OpaServer(tmp_path, log_level="error")
     server.start()
     try:
         with OpaEngine(builtin_modules(), server.url) as engine:

@@ -29,7 +29,7 @@ POLICY = b"package t\n\nallow if input.a == 1\n"
 
 @pytest.fixture(scope="module")
 def opa(tmp_path_factory):
-    server = OpaServer(tmp_path_factory.mktemp("opa"), free_port(), log_level="error")
+    server = OpaServer(tmp_path_factory.mktemp("opa"), log_level="error")
     server.start()
     yield server
     server.stop()
