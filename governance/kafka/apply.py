@@ -14,6 +14,7 @@ from governance.errors import RuntimeFailure
 from governance.kafka import admin as kafka_admin
 from governance.kafka import api_versions, ownership, quotas, version
 from governance.kafka.reconcile import ClusterChanges, ClusterSnapshot, reconcile
+from governance.model.acl import UNKNOWN
 from governance.secrets.issue import scram_doc
 from governance.secrets.names import CA_CERT_KEY, PASSWORD_KEY, USERNAME_KEY, scram_secret, user_name
 from governance.secrets.store import SecretStore
@@ -162,6 +163,7 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
                      "%d client quotas to change", changes.cluster, len(changes.delete_acls), len(changes.create_acls),
                      len(changes.delete_users), len(changes.create_users), len(changes.foreign), len(changes.quotas))
         if not dry_run:
+            refuse_unnamed_deletions([changes for changes, _ in planned])
             # would the brokers take every quota? (validate_only, before anything changes anywhere; not on a dry
             # run or drift, which only read and may run with an admin that can read but not alter)
             list(pool.map(lambda changes: validate_quotas(changes, configs[changes.cluster]),
@@ -172,6 +174,22 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
             for future in futures:
                 future.result()
     return [changes for changes, _ in planned]
+
+
+def refuse_unnamed_deletions(planned: Iterable[ClusterChanges]) -> None:
+    """Stop before any change when a binding to remove has a field this client cannot name (UNKNOWN, e.g. a
+    delegation-token ACL: resource type USER, operation CREATE_TOKENS). A delete filter must match exactly the
+    one binding, and librdkafka can only widen an unnamed field to ANY, which would also remove bindings that
+    are wanted; so such a binding is for Kafka's own kafka-acls.sh, and apply says which."""
+    unnamed = [(changes.cluster, b) for changes in planned for b in changes.delete_acls
+               if UNKNOWN in (b.resource_type, b.pattern_type, b.operation, b.permission)]
+    if unnamed:
+        cluster, first = unnamed[0]
+        raise RuntimeFailure(
+            f"cluster {cluster}: {len(unnamed)} ACL(s) to remove have a resource type or operation this Kafka "
+            f"client cannot name (UNKNOWN), e.g. {first.principal} {first.operation} {first.resource_type} "
+            f"{first.pattern_type} {first.resource_name!r}; remove them with Kafka's kafka-acls.sh --remove, then "
+            "run apply again. Nothing was changed")
 
 
 def validate_quotas(changes: ClusterChanges, config: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ import time
 import pytest
 from confluent_kafka import KafkaError
 
+from devstack.kafka import ADMIN_USER
 from devstack.repo import tenant_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, describe_acls
 from governance.kafka.records import Record, produce, read
@@ -149,6 +150,40 @@ def test_mm2_principals_have_no_cluster_grant_and_cannot_list_acls_or_users(stac
                            "--entity-type", "users", tmp_path=tmp_path)
         assert "ClusterAuthorizationException" in users and "payments-app" not in users, users[-2000:]
         assert password not in acls + users
+
+
+def test_an_acl_the_client_cannot_name_stops_apply_before_any_change(stack, tenancy, tmp_path):
+    """A delegation-token ACL (resource type USER, operation CreateTokens: KIP-373) of a principal mm2gov owns,
+    added with Kafka's own AclCommand: librdkafka names neither field (UNKNOWN), so no delete filter can match
+    exactly that binding. apply names it and changes nothing; a dry run still lists it; once it is removed with
+    Kafka's tool, apply converges."""
+    alias, repo, secrets = "target", str(tenancy["repo"]), str(tenancy["secrets"])
+    password = stack.secrets[f"kafka.{alias}.admin.password"].reveal()
+    token_acl = ("--allow-principal", "User:payments-app", "--operation", "CreateTokens",
+                 "--user-principal", "User:payments-app")
+    added = kafka_tool(stack, alias, ADMIN_USER, password, ACL_COMMAND, "--add", *token_acl, tmp_path=tmp_path)
+    assert "CREATE_TOKENS" in added.upper() or "CreateTokens" in added, added[-2000:]
+    admin = admin_client(stack.kafka[alias].admin_config())
+    before = describe_acls(admin)
+    unnamed = [b for b in before if b.principal == "User:payments-app" and b.resource_type == "UNKNOWN"]
+    assert unnamed, sorted(before)  # what librdkafka makes of it
+    try:
+        planned = run_cli("apply", repo, "--secrets-dir", secrets, "--dry-run", "--format", "json")
+        assert planned.returncode == 0, planned.stderr
+        deletions = json.loads(planned.stdout)["clusters"]
+        assert any(d["resource_type"] == "UNKNOWN" for c in deletions for d in c["delete_acls"]), deletions
+
+        refused = run_cli("apply", repo, "--secrets-dir", secrets)
+        assert refused.returncode == 3, refused.stdout + refused.stderr
+        assert "cannot name (UNKNOWN)" in refused.stderr and "User:payments-app" in refused.stderr
+        assert "kafka-acls.sh --remove" in refused.stderr and "Traceback" not in refused.stderr
+        assert describe_acls(admin) == before  # nothing changed
+    finally:
+        kafka_tool(stack, alias, ADMIN_USER, password, ACL_COMMAND, "--remove", "--force", *token_acl,
+                   tmp_path=tmp_path)
+    assert not [b for b in describe_acls(admin) if b.resource_type == "UNKNOWN"]
+    again = run_cli("apply", repo, "--secrets-dir", secrets, "--format", "json")
+    assert again.returncode == 0 and json.loads(again.stdout)["changes"] == 0, again.stderr
 
 
 def test_mm2_principal_cannot_mirror_another_tenants_topic(stack, tenancy, tmp_path):
