@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import serialization
 
 from devstack import tools
 from devstack.files import write_private, write_public
-from devstack.process import LOOPBACK, DevstackError, ManagedProcess, ensure_port_free
+from devstack.process import LOOPBACK, DevstackError, ManagedProcess, ensure_port_free, free_port, start_on_free_port
 from governance.secrets.pki import KeyPair, issue_cert, new_private_key
 from governance.secrets.values import SecretValue
 
@@ -26,9 +26,9 @@ class KubeApiServer:
     ca: KeyPair
     ca_pem_path: Path
     admin_token: SecretValue
-    port: int
-    etcd_port: int
-    etcd_peer_port: int
+    port: int = 0  # 0: chosen free at start (each port of this server and its etcd)
+    etcd_port: int = 0
+    etcd_peer_port: int = 0
     apply_strimzi_crds: bool = True
     etcd_process: ManagedProcess | None = None
     process: ManagedProcess | None = None
@@ -42,37 +42,48 @@ class KubeApiServer:
         return f"https://{LOOPBACK}:{self.port}"
 
     def start(self, timeout: float = 120) -> None:
+        """etcd, then kube-apiserver, then the CRDs. A port left 0 is chosen free here and chosen again when
+        another process takes it before the server binds it (start_on_free_port); a port given is kept."""
         etcd, apiserver = tools.etcd(), tools.kube_apiserver()
         for port, what in ((self.port, "kube-apiserver"), (self.etcd_port, "etcd"),
                            (self.etcd_peer_port, "etcd peer")):
-            ensure_port_free(port, what)
+            if port:
+                ensure_port_free(port, what)
         self._start_etcd(etcd, timeout)
         self._write_credentials()
-        self.process = ManagedProcess(name="kube-apiserver", argv=self._apiserver_argv(apiserver),
-                                      log_path=self.home / "kube-apiserver.log", cwd=self.home)
-        self.process.start()
-        self.process.wait_ready(self.is_ready, timeout, f"GET {self.url}/readyz")
+        self.process, self.port = start_on_free_port(
+            lambda port: ManagedProcess(name="kube-apiserver", argv=self._apiserver_argv(apiserver, port),
+                                        log_path=self.home / "kube-apiserver.log", cwd=self.home),
+            self._ready_at, timeout, "GET /readyz", self.port)
         if self.apply_strimzi_crds:
             self.apply_crds(tools.strimzi_crds(), timeout)
 
     def _start_etcd(self, etcd: Path, timeout: float) -> None:
-        client_url = f"http://{LOOPBACK}:{self.etcd_port}"
-        peer_url = f"http://{LOOPBACK}:{self.etcd_peer_port}"
-        self.etcd_process = ManagedProcess(
-            name="etcd",
-            argv=[
-                str(etcd), "--name", "mm2gov", "--data-dir", str(self.home / "etcd"),
-                "--listen-client-urls", client_url, "--advertise-client-urls", client_url,
-                "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
-                "--initial-cluster", f"mm2gov={peer_url}", "--log-level", "warn",
-            ],
-            log_path=self.home / "etcd.log",
-            cwd=self.home,
-            env={"ETCD_UNSUPPORTED_ARCH": "", "ETCD_ENABLE_V2": "false"},
-        )
-        self.etcd_process.start()
-        self.etcd_process.wait_ready(lambda: _http_ok(f"{client_url}/health"), timeout,
-                                     f"GET {client_url}/health")
+        """etcd on its client port; its peer port (which nothing else uses) chosen with it when both were left
+        0, so a retry on a taken port takes new ones for both. etcd binds before it writes its data dir."""
+        chosen_peer = not self.etcd_peer_port
+
+        def etcd_on(port: int) -> ManagedProcess:
+            if chosen_peer:
+                self.etcd_peer_port = free_port()
+            client_url = f"http://{LOOPBACK}:{port}"
+            peer_url = f"http://{LOOPBACK}:{self.etcd_peer_port}"
+            return ManagedProcess(
+                name="etcd",
+                argv=[
+                    str(etcd), "--name", "mm2gov", "--data-dir", str(self.home / "etcd"),
+                    "--listen-client-urls", client_url, "--advertise-client-urls", client_url,
+                    "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+                    "--initial-cluster", f"mm2gov={peer_url}", "--log-level", "warn",
+                ],
+                log_path=self.home / "etcd.log",
+                cwd=self.home,
+                env={"ETCD_UNSUPPORTED_ARCH": "", "ETCD_ENABLE_V2": "false"},
+            )
+
+        self.etcd_process, self.etcd_port = start_on_free_port(
+            etcd_on, lambda port: _http_ok(f"http://{LOOPBACK}:{port}/health"), timeout, "GET /health",
+            self.etcd_port)
 
     def _write_credentials(self) -> None:
         serving = issue_cert(self.ca, "kube-apiserver", server=True, ip_addresses=(LOOPBACK,),
@@ -87,13 +98,13 @@ class KubeApiServer:
         write_private(self.home / "tokens.csv",
                       f'{self.admin_token.reveal()},{ADMIN_USER},{ADMIN_USER},"system:masters"\n'.encode())
 
-    def _apiserver_argv(self, apiserver: Path) -> list[str]:
+    def _apiserver_argv(self, apiserver: Path, port: int) -> list[str]:
         tls = self.home / "tls"
         return [
             str(apiserver),
             f"--etcd-servers=http://{LOOPBACK}:{self.etcd_port}",
             f"--bind-address={LOOPBACK}", f"--advertise-address={LOOPBACK}",
-            f"--secure-port={self.port}",
+            f"--secure-port={port}",
             f"--tls-cert-file={tls / 'apiserver.crt'}", f"--tls-private-key-file={tls / 'apiserver.key'}",
             f"--token-auth-file={self.home / 'tokens.csv'}",
             "--authorization-mode=RBAC",
@@ -112,8 +123,11 @@ class KubeApiServer:
         return {"Authorization": f"Bearer {self.admin_token.reveal()}"}
 
     def is_ready(self) -> bool:
+        return self._ready_at(self.port)
+
+    def _ready_at(self, port: int) -> bool:
         context = ssl.create_default_context(cafile=str(self.ca_pem_path))
-        request = urllib.request.Request(f"{self.url}/readyz", headers=self._headers())
+        request = urllib.request.Request(f"https://{LOOPBACK}:{port}/readyz", headers=self._headers())
         with urllib.request.urlopen(request, timeout=3, context=context) as response:
             return response.status == 200
 

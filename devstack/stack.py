@@ -287,8 +287,8 @@ class Stack:
         if "kube" in self.spec.components:
             self.kube = KubeApiServer(
                 run_dir=self.run_dir, ca=self.ca, ca_pem_path=self.ca_pem_path,
-                admin_token=self.secrets["kube.admin.token"], port=self._port("kube-apiserver"),
-                etcd_port=self._port("etcd"), etcd_peer_port=self._port("etcd-peer"),
+                admin_token=self.secrets["kube.admin.token"], port=self.spec.ports.get("kube-apiserver", 0),
+                etcd_port=self.spec.ports.get("etcd", 0), etcd_peer_port=self.spec.ports.get("etcd-peer", 0),
             )
 
     def _components(self) -> dict[str, Any]:

@@ -16,23 +16,28 @@ from pathlib import Path
 
 import pytest
 
-from devstack import opa
+from devstack import kube, opa
+from devstack.kube import KubeApiServer
 from devstack.opa import OpaServer
 from governance import process
 from governance.policy.bundle import builtin_modules
 from governance.policy.opa import OpaEngine
 from governance.process import BIND_FAILURE, LOOPBACK, ProcessError
+from governance.secrets.pki import new_ca
+from governance.secrets.values import random_password
 
 
-@pytest.fixture
-def taker(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[socket.socket]]:
-    """The first port `free_port` chooses is then taken (the other process); later choices are the real ones."""
+def take_chosen_port(monkeypatch: pytest.MonkeyPatch, nth: int = 1) -> list[socket.socket]:
+    """The `nth` port `free_port` chooses is then taken (the other process); every other choice is the real one.
+    Returns the list that holds the taking socket once it is taken."""
     taken: list[socket.socket] = []
     real = process.free_port
+    calls = []
 
     def choose_then_take() -> int:
         port = real()
-        if not taken:
+        calls.append(port)
+        if len(calls) == nth:
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.bind((LOOPBACK, port))
             sock.listen()
@@ -40,6 +45,13 @@ def taker(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[socket.socket]]:
         return port
 
     monkeypatch.setattr(process, "free_port", choose_then_take)
+    monkeypatch.setattr(kube, "free_port", choose_then_take)  # the etcd peer port is chosen in devstack/kube.py
+    return taken
+
+
+@pytest.fixture
+def taker(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[socket.socket]]:
+    taken = take_chosen_port(monkeypatch)
     yield taken
     for sock in taken:
         sock.close()
@@ -88,3 +100,26 @@ def test_a_port_asked_for_is_never_changed(monkeypatch: pytest.MonkeyPatch, tmp_
         assert (tmp_path / "opa" / "opa.log").read_text().count(BIND_FAILURE) == 1  # one attempt only
     finally:
         other.close()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("nth", "log"), [(1, "etcd.log"), (3, "kube-apiserver.log")],
+                         ids=["etcd-client-port", "apiserver-port"])
+def test_the_stack_s_kube_apiserver_and_etcd_start_on_other_ports(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path, nth: int, log: str) -> None:
+    """Ports are chosen in this order: etcd's client port, its peer port, the apiserver's."""
+    taken = take_chosen_port(monkeypatch, nth)
+    ca = new_ca("port race CA")
+    ca_pem = tmp_path / "ca.pem"
+    ca_pem.write_bytes(ca.cert_pem())
+    server = KubeApiServer(run_dir=tmp_path, ca=ca, ca_pem_path=ca_pem, admin_token=random_password(),
+                           apply_strimzi_crds=False)
+    try:
+        server.start(timeout=120)
+        assert taken_port(taken) not in (server.port, server.etcd_port, server.etcd_peer_port)
+        assert server.is_ready()
+        assert BIND_FAILURE in (server.home / log).read_text(errors="replace")
+    finally:
+        server.stop()
+        for sock in taken:
+            sock.close()
