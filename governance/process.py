@@ -43,7 +43,7 @@ def ensure_port_free(port: int, component: str) -> None:
             ) from None
 
 
-BIND_FAILURE = "address already in use"  # what a Go server (OPA, Prometheus, Alertmanager) logs on a taken port
+BIND_FAILURE = "address already in use"  # what a Go server (OPA, Prometheus, Alertmanager, etcd, kube-apiserver) logs
 START_ATTEMPTS = 3
 
 

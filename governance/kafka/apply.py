@@ -187,7 +187,7 @@ def refuse_unnamed_deletions(planned: Iterable[ClusterChanges]) -> None:
         cluster, first = unnamed[0]
         raise RuntimeFailure(
             f"cluster {cluster}: {len(unnamed)} ACL(s) to remove have a resource type or operation this Kafka "
-            f"client cannot name (UNKNOWN), e.g. {first.principal} {first.operation} {first.resource_type} "
+            f"client cannot name (UNKNOWN), e.g. {first.principal!r} {first.operation} {first.resource_type} "
             f"{first.pattern_type} {first.resource_name!r}; remove them with Kafka's kafka-acls.sh --remove, then "
             "run apply again. Nothing was changed")
 
