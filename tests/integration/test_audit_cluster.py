@@ -65,10 +65,12 @@ TOPICS = {"source": ("clu-a.scan", 4, "clu-a"), "target": ("clu-b.scan", 2, "clu
 # so that the scan's tasks are spread from the start (Spark's Kafka source prefers one executor per
 # topic partition, by hash; consecutive partitions of a topic alternate between two executors).
 # Executors (and, below, drivers) on the JIT's quick tier (QUICK_JVM: the data is tiny), the executors with
-# the log4j2 configuration mm2gov gives them on a loopback cluster.
+# the log4j2 configuration mm2gov gives them on a loopback cluster. Every JVM with 1 MiB memory pages (as the
+# `spark` fixture in tests/conftest.py, which says why): the same answers, less of the CPU the three share.
+PAGES = {"spark.buffer.pageSize": "1m"}
 CLUSTER_CONF = {"spark.cores.max": "2", "spark.executor.cores": "1",
                 "spark.scheduler.minRegisteredResourcesRatio": "1.0",
-                "spark.executor.extraJavaOptions": " ".join((LOG4J2_OPTION, *QUICK_JVM))}
+                "spark.executor.extraJavaOptions": " ".join((LOG4J2_OPTION, *QUICK_JVM)), **PAGES}
 # spark-submit runs these (the same code as every check; fewer keep the test short)
 SUBMIT_CHECKS = {"RECORD_TENANT_MISMATCH", "REPLICATION_GAP", "ACL_WILDCARD", "ACL_STALE", "TOPIC_UNOWNED",
                  "GROUP_CROSS_TENANT"}
@@ -144,7 +146,7 @@ def runs(spark_cluster: Future[SparkStandalone], deployment: dict[str, Path],
 
     # Spark settings for `mm2gov audit` come from Spark's own configuration: here PYSPARK_SUBMIT_ARGS
     def submit_args(conf: dict[str, str]) -> dict[str, str]:
-        conf = {**conf, "spark.driver.extraJavaOptions": " ".join(QUICK_JVM)}
+        conf = {**conf, **PAGES, "spark.driver.extraJavaOptions": " ".join(QUICK_JVM)}
         return {"PYSPARK_SUBMIT_ARGS": shlex.join(conf_args(conf)) + " pyspark-shell"}
 
     main = Path(spark_audit.main.__file__)  # as docs/audit.md finds the installed entry point
