@@ -215,27 +215,22 @@ def spark() -> Iterator[object]:
     A JVM's jars are fixed at its start and every later SparkSession of the process is this one, so it carries
     Spark's Kafka source whenever setup fetched it (the record-scan tests read with it; the others ignore it).
     """
-    from devstack.process import QUICK_JVM
     from governance import tools
     from spark_audit.run import spark_session
+    from tests.tools.spark_conf import QUICK_DRIVER
 
     try:
         jars = {"spark.jars": ",".join(map(str, tools.spark_kafka_jars()))}
     except tools.MissingTool:  # `make test-unit` before `make setup`: the checks' tests need no Kafka source
         jars = {}
-    # Test data is tiny and the JVM short-lived: one partition per shuffle, the JIT's quick tier
-    # only, no generated Java (compiling Spark's code, or the queries', would cost more CPU
-    # than running them) and no adaptive re-planning between stages (the unit tests' Spark work
-    # fell from about 214 to 189 CPU-s without it; the full JIT instead cost 284 against 202).
-    # Memory pages of 1 MiB (Spark's own floor) instead of the 64 MiB it derives from a 4 GiB driver: every
-    # broadcast hash relation takes at least one page, and the checks' dozens of broadcasts kept 1.2-2.7 GB
-    # live (18 s of full collections in the unit tests' audits; 0.4 GB and 5 s, 20% less of the driver's
-    # CPU, with 1 MiB). Not the audit's default: its record scan of a million records was about 15% slower.
-    # The queries' semantics do not depend on these settings.
+    # Test data is tiny and the JVM short-lived: QUICK_DRIVER (tests/tools/spark_conf.py says why), one
+    # partition per shuffle, no generated Java (compiling Spark's code, or the queries', would cost more CPU
+    # than running them) and no adaptive re-planning between stages (the unit tests' Spark work fell from
+    # about 214 to 189 CPU-s without it). The queries' semantics do not depend on these settings.
     session = spark_session("local[2]", "mm2gov-tests", {
         "spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1", "spark.sql.adaptive.enabled": "false",
-        "spark.driver.extraJavaOptions": " ".join(QUICK_JVM), "spark.buffer.pageSize": "1m",
-        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN", **jars})
+        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN", **QUICK_DRIVER,
+        **jars})
     yield session
     session.stop()
 

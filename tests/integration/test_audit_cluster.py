@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -46,6 +45,7 @@ from governance.model.names import flow_id, mm2_principal
 from spark_audit.job import SCAN_JOB
 from spark_audit.run import LOG4J2_OPTION
 from tests.conftest import run_cli
+from tests.tools.spark_conf import QUICK_DRIVER, conf_args, submit_args
 
 pytestmark = pytest.mark.timeout(1200)  # fixtures included: the stack, the cluster and three audits
 
@@ -65,12 +65,12 @@ TOPICS = {"source": ("clu-a.scan", 4, "clu-a"), "target": ("clu-b.scan", 2, "clu
 # so that the scan's tasks are spread from the start (Spark's Kafka source prefers one executor per
 # topic partition, by hash; consecutive partitions of a topic alternate between two executors).
 # Executors (and, below, drivers) on the JIT's quick tier (QUICK_JVM: the data is tiny), the executors with
-# the log4j2 configuration mm2gov gives them on a loopback cluster. Every JVM with 1 MiB memory pages (as the
-# `spark` fixture in tests/conftest.py, which says why): the same answers, less of the CPU the three share.
-PAGES = {"spark.buffer.pageSize": "1m"}
+# the log4j2 configuration mm2gov gives them on a loopback cluster; drivers and executors with QUICK_DRIVER's
+# memory pages (tests/tools/spark_conf.py says why).
 CLUSTER_CONF = {"spark.cores.max": "2", "spark.executor.cores": "1",
                 "spark.scheduler.minRegisteredResourcesRatio": "1.0",
-                "spark.executor.extraJavaOptions": " ".join((LOG4J2_OPTION, *QUICK_JVM)), **PAGES}
+                "spark.executor.extraJavaOptions": " ".join((LOG4J2_OPTION, *QUICK_JVM)),
+                "spark.buffer.pageSize": QUICK_DRIVER["spark.buffer.pageSize"]}
 # spark-submit runs these (the same code as every check; fewer keep the test short)
 SUBMIT_CHECKS = {"RECORD_TENANT_MISMATCH", "REPLICATION_GAP", "ACL_WILDCARD", "ACL_STALE", "TOPIC_UNOWNED",
                  "GROUP_CROSS_TENANT"}
@@ -127,10 +127,6 @@ def deployment(stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
             future.result(timeout=60)
 
 
-def conf_args(conf: dict[str, str]) -> list[str]:
-    return [arg for key, value in conf.items() for arg in ("--conf", f"{key}={value}")]
-
-
 @pytest.fixture(scope="module")
 def runs(spark_cluster: Future[SparkStandalone], deployment: dict[str, Path],
          tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
@@ -143,11 +139,6 @@ def runs(spark_cluster: Future[SparkStandalone], deployment: dict[str, Path],
 
     def mm2gov(name: str, *extra: str, env: dict[str, str] | None = None):
         return run_cli("audit", *common, "--out", str(root / name), *extra, env=env, timeout=900)
-
-    # Spark settings for `mm2gov audit` come from Spark's own configuration: here PYSPARK_SUBMIT_ARGS
-    def submit_args(conf: dict[str, str]) -> dict[str, str]:
-        conf = {**conf, **PAGES, "spark.driver.extraJavaOptions": " ".join(QUICK_JVM)}
-        return {"PYSPARK_SUBMIT_ARGS": shlex.join(conf_args(conf)) + " pyspark-shell"}
 
     main = Path(spark_audit.main.__file__)  # as docs/audit.md finds the installed entry point
     command = [str(spark_submit()), "--master", cluster.url,
@@ -164,6 +155,7 @@ def runs(spark_cluster: Future[SparkStandalone], deployment: dict[str, Path],
 
     # The three at once on the same live data (each worker offers a core to each application): their
     # start-ups and waits overlap, and two applications share the cluster as they would in production.
+    # `mm2gov audit` takes Spark settings from Spark's own configuration: PYSPARK_SUBMIT_ARGS (submit_args).
     with ThreadPoolExecutor(3) as pool:
         done = {"local": pool.submit(mm2gov, "local", env=submit_args({})),
                 "cli": pool.submit(mm2gov, "cli", "--spark-master", cluster.url,

@@ -32,6 +32,7 @@ from governance.model.acl import AclBinding
 from governance.process import free_port
 from governance.secrets.pki import issue_cert
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.spark_conf import submit_args
 from tests.tools.wheels import run, wheelhouse
 
 pytestmark = pytest.mark.integration
@@ -188,9 +189,10 @@ def test_the_audit_runs_from_the_prefix_and_finds_a_planted_leak(prefix: Path, b
     source = admin_client(stack.kafka["source"].admin_config())
     create_acls(source, [LEAK])
     try:
-        done = in_prefix(prefix, bare_env, tmp_path, "audit", str(repo), "--out", str(out), "--secrets-dir",
-                         str(store), "--records-per-partition", "100", "--check", "ACL_WILDCARD", "--check",
-                         "TOPIC_UNOWNED", timeout=900)
+        # Spark settings as a user sets them (docs/audit.md): the quick ones of the suite's own Spark JVMs
+        done = in_prefix(prefix, {**bare_env, **submit_args({})}, tmp_path, "audit", str(repo), "--out", str(out),
+                         "--secrets-dir", str(store), "--records-per-partition", "100", "--check", "ACL_WILDCARD",
+                         "--check", "TOPIC_UNOWNED", timeout=900)
     finally:
         delete_acls(source, [LEAK])
     assert done.returncode == 1, done.stdout + done.stderr[-3000:]
