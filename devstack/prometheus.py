@@ -32,7 +32,10 @@ from devstack.files import write_public
 from devstack.process import LOOPBACK, DevstackError, ManagedProcess, start_on_free_port, tail
 from governance.files import YAML_DUMPER
 
-INTERVAL = "1s"  # scrape, rule evaluation, alert resend, Alertmanager grouping: short for tests
+INTERVAL = "1s"  # rule evaluation, alert resend, Alertmanager grouping: short for tests
+# Scrape interval and timeout: a JMX exporter's scrape on a loaded machine took over 1 s for a minute on end (CI,
+# 2026-11-28), every failed scrape marks the flow's series stale, and a shortened MM2FlowDown paged a healthy flow.
+SCRAPE_INTERVAL = "2s"
 
 
 @dataclass(frozen=True)
@@ -165,10 +168,10 @@ class Prometheus:
         for target in self.targets:
             parts = urllib.parse.urlsplit(target.url)
             scrape.append({"job_name": target.job, "scheme": parts.scheme, "metrics_path": parts.path or "/metrics",
-                           "scrape_interval": INTERVAL, "scrape_timeout": INTERVAL,
+                           "scrape_interval": SCRAPE_INTERVAL, "scrape_timeout": SCRAPE_INTERVAL,
                            "static_configs": [{"targets": [parts.netloc]}]})
         config: dict[str, Any] = {
-            "global": {"scrape_interval": INTERVAL, "evaluation_interval": INTERVAL},
+            "global": {"scrape_interval": SCRAPE_INTERVAL, "evaluation_interval": INTERVAL},
             "rule_files": [str(path.resolve()) for path in self.rule_files],
             "scrape_configs": scrape,
         }

@@ -446,15 +446,16 @@ def monitored(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
         receiver.stop()
 
 
-SETTLED = 5.0  # seconds before now: every scrape that began earlier has ended (its timeout is 1 s) and is stored
+SETTLED = 5.0  # seconds before now: every scrape that began earlier has ended (its timeout is 2 s) and is stored
 
 
 def present_at(prometheus: Prometheus, expr: str, what: str) -> float:
     """A moment, SETTLED seconds back, at which `expr` selects series; the queries that must be judged where
     those series are there are evaluated at it. On a loaded machine a scrape of a JMX exporter can outlast its
-    1 s timeout, and the failed scrape marks every series of its target stale: an instant query at that moment
-    selects nothing, so a positive one would fail and a negative one would prove nothing (a fresh-clone run
-    found a flow's series missing so). A moment far enough back no longer changes: its scrapes are all stored."""
+    timeout (devstack.prometheus.SCRAPE_INTERVAL), and the failed scrape marks every series of its target stale:
+    an instant query at that moment selects nothing, so a positive one would fail and a negative one would prove
+    nothing (a fresh-clone run found a flow's series missing so). A moment far enough back no longer changes:
+    its scrapes are all stored."""
     def found() -> float | None:
         at = time.time() - SETTLED
         return at if prometheus.query(expr, at=at) else None
