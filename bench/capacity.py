@@ -56,7 +56,7 @@ from devstack import tools  # noqa: E402
 from devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
 from devstack.mirrormaker import MirrorMaker  # noqa: E402
 from devstack.process import tail  # noqa: E402
-from devstack.repo import tenant_yaml  # noqa: E402
+from devstack.repo import tenant_document  # noqa: E402
 from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.files import YAML_DUMPER  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
@@ -105,7 +105,7 @@ def sized_flows(stack: Stack, root: Path, secrets: Path, partitions: int) -> dic
     (repo / "clusters.yaml").write_text(stack.governance_clusters())
     (repo / "capacity.yaml").write_text(yaml.dump(capacity_yaml(), Dumper=YAML_DUMPER))
     for tasks, tenant in TENANTS.items():
-        document = yaml.safe_load(tenant_yaml(tenant, SOURCE, TARGET))
+        document = tenant_document(tenant, SOURCE, TARGET)
         document["flows"][0]["capacity"] = {"bytes_per_second": tasks * TASK_RATE,
                                             "catch_up_bytes_per_second": tasks * TASK_RATE,
                                             "source_partitions": partitions}

@@ -39,7 +39,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 from bench.replication import cli, cores_busy, cpu_sample, percentile  # noqa: E402
 from devstack import tools  # noqa: E402
-from devstack.repo import tenant_yaml  # noqa: E402
+from devstack.repo import tenant_document  # noqa: E402
 from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.files import YAML_DUMPER  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
@@ -67,7 +67,7 @@ def write_repo(stack: Stack, repo: Path, partitions: int, a_quota: int | None) -
     (repo / "clusters.yaml").write_text(stack.governance_clusters())
     (repo / "capacity.yaml").write_text(yaml.dump(capacity_yaml(), Dumper=YAML_DUMPER))
     for tenant, rate in ((A, a_quota), (B, B_CATCH_UP)):
-        document = yaml.safe_load(tenant_yaml(tenant, SOURCE, TARGET))
+        document = tenant_document(tenant, SOURCE, TARGET)
         if rate is not None:
             document["flows"][0]["capacity"] = {"bytes_per_second": rate, "catch_up_bytes_per_second": rate,
                                                 "source_partitions": partitions}

@@ -66,7 +66,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
 from devstack.kafka import LOG4J2  # noqa: E402
 from devstack.process import tail  # noqa: E402
-from devstack.repo import tenant_yaml  # noqa: E402
+from devstack.repo import tenant_document  # noqa: E402
 from devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
 from governance.model.names import CA_CERT_KEY, PASSWORD_KEY, flow_id, remote_name  # noqa: E402
@@ -283,7 +283,7 @@ def governed_flows(stack: Stack, root: Path, secrets: Path, variants: list[str],
     governed = [v for v in variants if VARIANTS[base_of(v, tweaks)]]
     for variant in governed:
         name = tenant_of(variant, tweaks)
-        tenant = yaml.safe_load(tenant_yaml(name, SOURCE, TARGET))
+        tenant = tenant_document(name, SOURCE, TARGET)
         tenant["flows"][0]["delivery"] = VARIANTS[base_of(variant, tweaks)]
         (repo / "tenants" / f"{name}.yaml").write_text(yaml.safe_dump(tenant, sort_keys=False))
     if governed:

@@ -46,7 +46,7 @@ import yaml  # noqa: E402
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
-from devstack.repo import tenant_yaml  # noqa: E402
+from devstack.repo import tenant_document  # noqa: E402
 from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.compile.monitoring.common import METRIC_PREFIX  # noqa: E402
 from governance.config import load_inventory  # noqa: E402
@@ -75,7 +75,7 @@ def governed_flow(stack: Stack, root: Path, secrets: Path) -> tuple[Path, Path, 
     repo, out = root / "repo", root / "out"
     (repo / "tenants").mkdir(parents=True)
     (repo / "clusters.yaml").write_text(stack.governance_clusters())
-    tenant = yaml.safe_load(tenant_yaml(TENANT, SOURCE, TARGET))
+    tenant = tenant_document(TENANT, SOURCE, TARGET)
     tenant["flows"][0]["slo"] = {"latency_p99_ms": 10_000}
     (repo / "tenants" / f"{TENANT}.yaml").write_text(yaml.safe_dump(tenant, sort_keys=False))
     cli("apply", str(repo), "--secrets-dir", str(secrets))

@@ -29,6 +29,7 @@ from devstack.process import (
     free_port,
     port_open,
 )
+from governance.files import property_line
 from governance.secrets.pki import KeyPair, issue_cert, pkcs12_keystore, pkcs12_truststore
 from governance.secrets.values import SecretValue
 
@@ -175,7 +176,7 @@ class KafkaCluster:
             "group.initial.rebalance.delay.ms": "0",
             "log.segment.bytes": str(16 * 1024 * 1024),
         }
-        return "".join(f"{key}={value}\n" for key, value in lines.items())
+        return "".join(property_line(key, value) + "\n" for key, value in lines.items())
 
     def _prepare(self) -> None:
         """Write TLS stores and configuration; format KRaft storage on first start."""

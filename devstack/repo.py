@@ -4,23 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-TENANT = """\
-name: {name}
-owners: ["{name}@example.com"]
-classification: internal
-topic_prefixes: ["{name}."]
-group_prefixes: ["{name}-"]
-principals:
-  - {{name: "User:{name}-app", access: [read, write]}}
-flows:
-  - {{source: {source}, target: {target}, topics: ["{name}\\\\..*"], groups: ["{name}-.*"]}}
-"""
+import yaml
+
+from governance.files import YAML_DUMPER
+
+
+def tenant_document(name: str, source: str = "source", target: str = "target") -> dict[str, Any]:
+    """A tenant with one read/write principal and one flow of all its topics from source to target."""
+    return {"name": name, "owners": [f"{name}@example.com"], "classification": "internal",
+            "topic_prefixes": [f"{name}."], "group_prefixes": [f"{name}-"],
+            "principals": [{"name": f"User:{name}-app", "access": ["read", "write"]}],
+            "flows": [{"source": source, "target": target, "topics": [f"{name}\\..*"], "groups": [f"{name}-.*"]}]}
+
+
+def as_yaml(document: dict[str, Any]) -> str:
+    """A repo file's text, from the product's YAML serializer."""
+    return yaml.dump(document, Dumper=YAML_DUMPER, sort_keys=False)
 
 
 def tenant_yaml(name: str, source: str = "source", target: str = "target") -> str:
-    """A tenant with one read/write principal and one flow of all its topics from source to target."""
-    return TENANT.format(name=name, source=source, target=target)
+    return as_yaml(tenant_document(name, source, target))
 
 
 def write_stack_repo(stack, root: Path, tenants: Iterable[str],

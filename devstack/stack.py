@@ -26,7 +26,7 @@ from devstack.kube import KubeApiServer
 from devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties, node_key
 from devstack.opa import OpaServer
 from devstack.process import DevstackError, free_port, pid_alive, port_open, stop_pid
-from governance.files import YAML_DUMPER
+from governance.files import YAML_DUMPER, property_line
 from governance.policy.bundle import BUILTIN_DIR
 from governance.secrets.names import ca_key_secret
 from governance.secrets.pki import KeyPair, load_cert_pem, new_ca
@@ -182,7 +182,7 @@ class Stack:
         credentials = self.run_dir / "secrets" / f"mm2-{flow_id}.properties"
         values = {f"{alias}.password": self.secrets[f"kafka.{alias}.admin.password"] for alias in (source, target)}
         values["truststore.password"] = self.secrets["store.password"]
-        write_private(credentials, "".join(f"{k}={v.reveal()}\n" for k, v in values.items()).encode())
+        write_private(credentials, "".join(property_line(k, v.reveal()) + "\n" for k, v in values.items()).encode())
         clusters = {
             alias: {"bootstrap": k.bootstrap_servers, "truststore": str(k.truststore_path), "user": "admin"}
             for alias, k in self.kafka.items()
@@ -219,19 +219,25 @@ class Stack:
         write_private(path, yaml.dump(config, Dumper=YAML_DUMPER).encode())
         return path
 
-    def governance_clusters(self, strimzi_namespaces: dict[str, str] | None = None, client_ca: bool = False) -> str:
-        """A clusters.yaml for a governance repo that points at this stack's Kafka clusters."""
-        lines = ["# The local stack's clusters (mm2gov devstack); secrets come from export_secret_store().",
-                 "clusters:"]
+    def governance_clusters_document(self, strimzi_namespaces: dict[str, str] | None = None,
+                                     client_ca: bool = False) -> dict[str, Any]:
+        """A clusters.yaml document for a governance repo that points at this stack's Kafka clusters."""
+        clusters: dict[str, Any] = {}
         for alias, cluster in self.kafka.items():
-            zone = "cloud" if alias in ("target", "cloud") else "onprem"
-            lines += [f"  {alias}:", f'    bootstrap_servers: "{cluster.bootstrap_servers}"', f"    zone: {zone}",
-                      "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512, "
-                      f"ca_secret: {CA_SECRET_NAME}, admin_credentials_secret: {alias}-admin"
-                      + (f", client_ca_secret: {CA_SECRET_NAME}" if client_ca else "") + "}"]
+            security = {"protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512", "ca_secret": CA_SECRET_NAME,
+                        "admin_credentials_secret": f"{alias}-admin"}
+            if client_ca:
+                security["client_ca_secret"] = CA_SECRET_NAME
+            clusters[alias] = {"bootstrap_servers": cluster.bootstrap_servers,
+                               "zone": "cloud" if alias in ("target", "cloud") else "onprem", "security": security}
             if strimzi_namespaces and alias in strimzi_namespaces:
-                lines.append(f"    strimzi: {{namespace: {strimzi_namespaces[alias]}, cluster: {alias}}}")
-        return "\n".join(lines) + "\n"
+                clusters[alias]["strimzi"] = {"namespace": strimzi_namespaces[alias], "cluster": alias}
+        return {"clusters": clusters}
+
+    def governance_clusters(self, strimzi_namespaces: dict[str, str] | None = None, client_ca: bool = False) -> str:
+        """governance_clusters_document as the file's text (secrets come from export_secret_store())."""
+        return yaml.dump(self.governance_clusters_document(strimzi_namespaces, client_ca), Dumper=YAML_DUMPER,
+                         sort_keys=False)
 
     def stop_mirrormaker(self, flow_id: str, node: int = 0) -> None:
         with self._lock:

@@ -18,7 +18,7 @@ import uuid
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.repo import as_yaml, tenant_document, write_stack_repo
 from governance.kafka.admin import (
     admin_client,
     create_acls,
@@ -93,7 +93,7 @@ def deployment(stack, tmp_path_factory):
     write_stack_repo(stack, repo, ["aud-a", "aud-b"])
     for name in ("aud-a", "aud-b"):
         (repo / "tenants" / f"{name}.yaml").write_text(
-            tenant_yaml(name) + f"record_marker: {{header: lob, value: {MARKERS[name]}}}\n")
+            as_yaml({**tenant_document(name), "record_marker": {"header": "lob", "value": MARKERS[name]}}))
     (repo / "tenants" / "aud-c.yaml").write_text(TENANT_C)
     stack.export_secret_store(store)
     for args in (("apply", str(repo), "--secrets-dir", str(store)),

@@ -29,7 +29,7 @@ from confluent_kafka import Producer
 import spark_audit.main
 from devstack import tools
 from devstack.process import QUICK_JVM
-from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.repo import as_yaml, tenant_document, write_stack_repo
 from devstack.spark_cluster import (
     SparkStandalone,
     event_log_conf,
@@ -103,7 +103,7 @@ def deployment(stack, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict
     write_stack_repo(stack, repo, [])
     for name, marker in MARKERS.items():
         (repo / "tenants" / f"{name}.yaml").write_text(
-            tenant_yaml(name) + f"record_marker: {{header: lob, value: {marker}}}\n")
+            as_yaml({**tenant_document(name), "record_marker": {"header": "lob", "value": marker}}))
     stack.export_secret_store(store)
     done = run_cli("apply", str(repo), "--secrets-dir", str(store))
     assert done.returncode == 0, done.stderr

@@ -22,7 +22,7 @@ import pytest
 import yaml
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from devstack.repo import write_stack_repo
+from devstack.repo import as_yaml, tenant_document, write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce
 from governance.model.names import flow_id, remote_name, scram_secret
@@ -77,9 +77,10 @@ def prepare(stack, root, tenant: str, groups: dict[str, int], delivery: str = "a
     """The tenant's repo, applied and generated, its topic holding RECORDS records `v0`..., and each group's
     offset committed on the source by the tenant's own consumer."""
     repo, secrets, out = root / "repo", root / "secrets", root / "out"
-    write_stack_repo(stack, repo, [tenant])
-    tenant_file = repo / "tenants" / f"{tenant}.yaml"
-    tenant_file.write_text(tenant_file.read_text().replace("groups: [", f"delivery: {delivery}, groups: ["))
+    write_stack_repo(stack, repo, [])
+    document = tenant_document(tenant)
+    document["flows"][0]["delivery"] = delivery
+    (repo / "tenants" / f"{tenant}.yaml").write_text(as_yaml(document))
     stack.export_secret_store(secrets)
     source = stack.kafka["source"]
     topic = f"{tenant}.orders"

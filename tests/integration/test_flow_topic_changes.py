@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from confluent_kafka import Consumer, TopicPartition
 
-from devstack.repo import write_stack_repo
+from devstack.repo import as_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
 from governance.model.names import flow_id, scram_secret
@@ -91,10 +92,10 @@ def replicating_since(log: Path, offset: int) -> list[set[str]]:
 
 def set_patterns(repo: Path, tenant: str, patterns: list[str]) -> None:
     path = repo / "tenants" / f"{tenant}.yaml"
-    quoted = ", ".join(json.dumps(p) for p in patterns)
-    lines = [line.replace(line[line.index("topics: [") + 8:line.index("]", line.index("topics: [")) + 1],
-                          f"[{quoted}]") if "topics: [" in line else line for line in path.read_text().splitlines()]
-    path.write_text("\n".join(lines) + "\n")
+    document = yaml.safe_load(path.read_text())
+    [flow] = document["flows"]
+    flow["topics"] = patterns
+    path.write_text(as_yaml(document))
 
 
 def plan(head: Path, base: Path, secrets: Path, output_format: str = "json") -> Any:

@@ -24,7 +24,7 @@ import pytest
 from devstack import tools
 from devstack.kafka import ADMIN_USER, KafkaCluster
 from devstack.process import free_port
-from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.repo import as_yaml, tenant_yaml, write_stack_repo
 from devstack.stack import CA_SECRET_NAME
 from governance.kafka import version
 from governance.kafka.admin import admin_client, create_topics, describe_acls, scram_users
@@ -59,10 +59,12 @@ def legacy(stack, tmp_path_factory) -> Iterator[KafkaCluster]:
 
 
 def legacy_clusters_yaml(stack, legacy: KafkaCluster) -> str:
-    return stack.governance_clusters() + (
-        f"  {LEGACY}:\n    bootstrap_servers: \"{legacy.bootstrap_servers}\"\n    zone: onprem\n"
-        "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512, "
-        f"ca_secret: {CA_SECRET_NAME}, admin_credentials_secret: {LEGACY}-admin}}\n")
+    document = stack.governance_clusters_document()
+    document["clusters"][LEGACY] = {
+        "bootstrap_servers": legacy.bootstrap_servers, "zone": "onprem",
+        "security": {"protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512", "ca_secret": CA_SECRET_NAME,
+                     "admin_credentials_secret": f"{LEGACY}-admin"}}
+    return as_yaml(document)
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ import yaml
 from kafka.protocol.admin import AlterClientQuotasRequest
 
 from devstack.kafka import ADMIN_USER
-from devstack.repo import write_stack_repo
+from devstack.repo import as_yaml, write_stack_repo
 from devstack.stack import Stack
 from governance.config import load_inventory
 from governance.errors import RuntimeFailure
@@ -272,10 +272,11 @@ def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(stack, estate, 
         repo, secrets = tmp_path / "limited", tmp_path / "secrets"
         shutil.copytree(estate["sized"], repo)
         shutil.copytree(estate["secrets"], secrets)
-        clusters = (repo / "clusters.yaml").read_text()
-        assert f"admin_credentials_secret: {TARGET}-admin}}" in clusters
-        (repo / "clusters.yaml").write_text(clusters.replace(f"admin_credentials_secret: {TARGET}-admin}}",
-                                                             f"admin_credentials_secret: {TARGET}-limited}}"))
+        clusters = yaml.safe_load((repo / "clusters.yaml").read_text())
+        security = clusters["clusters"][TARGET]["security"]
+        assert security["admin_credentials_secret"] == f"{TARGET}-admin"
+        security["admin_credentials_secret"] = f"{TARGET}-limited"
+        (repo / "clusters.yaml").write_text(as_yaml(clusters))
         store = DirSecretStore(secrets)
         store.put(f"{TARGET}-limited", "username", SecretValue(LIMITED))
         store.put(f"{TARGET}-limited", "password", password)

@@ -16,7 +16,7 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
 from devstack import tools
-from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.repo import as_yaml, tenant_document, write_stack_repo
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
 from governance.secrets.pki import issue_cert, new_ca
@@ -108,7 +108,7 @@ def in_kube(stack, tmp_path_factory):
     root = tmp_path_factory.mktemp("in-kube")
     repo, admin_store, out = root / "repo", root / "admin", root / "out"
     write_stack_repo(stack, repo, K8S_TENANTS, strimzi_namespaces={"target": "kafka-target"})
-    (repo / "tenants" / "k8s-beta.yaml").write_text(tenant_yaml("k8s-beta") + "namespace: lob-beta\n")
+    (repo / "tenants" / "k8s-beta.yaml").write_text(as_yaml({**tenant_document("k8s-beta"), "namespace": "lob-beta"}))
     kubeconfig = stack.write_kubeconfig(root / "kubeconfig")
     stack.export_secret_store(admin_store)
     generated = run_cli("generate", str(repo), "--out", str(out))
