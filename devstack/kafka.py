@@ -174,6 +174,9 @@ class KafkaCluster:
             "share.coordinator.state.topic.replication.factor": "1",
             "share.coordinator.state.topic.min.isr": "1",
             "group.initial.rebalance.delay.ms": "0",
+            # no no-op record in the metadata log every 500 ms (KIP-835's liveness signal for a quorum that has
+            # nothing to write; one node here): halves an idle broker's CPU, 18.5 -> 9.4 ms/s (2026-11-28)
+            "metadata.max.idle.interval.ms": "0",
             "log.segment.bytes": str(16 * 1024 * 1024),
         }
         return "".join(property_line(key, value) + "\n" for key, value in lines.items())
