@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import shutil
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,7 @@ class KafkaCluster:
     ports_chosen: bool = False  # the ports were chosen free by the stack (not asked for): start may choose again
     process: ManagedProcess | None = None
     distribution: tools.KafkaDistribution | None = None  # None: the pinned 4.x; tools.kafka3() for an older broker
+    overrides: dict[str, str] = field(default_factory=dict)  # server.properties keys set over the stack's own
 
     @property
     def dist(self) -> tools.KafkaDistribution:
@@ -179,7 +180,7 @@ class KafkaCluster:
             "metadata.max.idle.interval.ms": "0",
             "log.segment.bytes": str(16 * 1024 * 1024),
         }
-        return "".join(property_line(key, value) + "\n" for key, value in lines.items())
+        return "".join(property_line(key, value) + "\n" for key, value in (lines | self.overrides).items())
 
     def _prepare(self) -> None:
         """Write TLS stores and configuration; format KRaft storage on first start."""

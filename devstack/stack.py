@@ -47,6 +47,7 @@ class StackSpec:
     kafka_clusters: tuple[str, ...] = KAFKA_CLUSTERS
     policy_dirs: list[Path] = field(default_factory=lambda: [BUILTIN_DIR])  # MM2GOV_POLICIES or policies/
     ports: dict[str, int] = field(default_factory=dict)
+    kafka_properties: dict[str, str] = field(default_factory=dict)  # over every broker's own (benches' A/B)
 
 
 class Stack:
@@ -287,6 +288,7 @@ class Stack:
                     mtls_port=self._port(f"kafka-{cluster}-mtls"),
                     ports_chosen=not any(key in self.spec.ports for key in (
                         f"kafka-{cluster}", f"kafka-{cluster}-controller", f"kafka-{cluster}-mtls")),
+                    overrides=dict(self.spec.kafka_properties),
                 )
         if "opa" in self.spec.components:
             self.opa = OpaServer(self.run_dir, self.spec.ports.get("opa", 0), list(self.spec.policy_dirs))

@@ -14,10 +14,11 @@ import sys
 import time
 
 import pytest
+import yaml
 from confluent_kafka import KafkaError
 
 from devstack.kafka import ADMIN_USER
-from devstack.repo import tenant_yaml, write_stack_repo
+from devstack.repo import as_yaml, tenant_yaml, write_stack_repo
 from governance.kafka.admin import admin_client, create_acls, create_topics, describe_acls
 from governance.kafka.records import Record, produce, read
 from governance.model.acl import AclBinding
@@ -232,8 +233,11 @@ def test_exact_flow_topics_are_created_on_the_target_like_their_source(stack, te
     repo = tmp_path / "repo"
     shutil.copytree(tenancy["repo"], repo)
     payments = repo / "tenants" / "payments.yaml"
-    payments.write_text(payments.read_text().replace('topics: ["payments\\\\..*"]',
-                                                     'topics: ["payments\\\\..*", "payments\\\\.refunds"]'))
+    document = yaml.safe_load(payments.read_text())
+    [flow] = document["flows"]
+    assert flow["topics"] == ["payments\\..*"]
+    flow["topics"].append("payments\\.refunds")  # an exact topic besides the pattern
+    payments.write_text(as_yaml(document))
     create_topics(admin_client(stack.kafka["source"].admin_config()), ["payments.refunds"], partitions=3)
     secrets = str(tenancy["secrets"])
     done = run_cli("apply", str(repo), "--secrets-dir", secrets, "--format", "json")
