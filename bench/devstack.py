@@ -4,8 +4,8 @@ cold = a fresh run directory (new CA, KRaft storage formatted, etcd empty, CRDs 
 warm = the same run directory started again (storage and etcd data kept).
 Peak memory is the largest sum of resident memory (RSS) of every stack process,
 sampled every 200 ms from the first start to the last stop, MirrorMaker 2 included.
-Idle CPU: with everything started and nothing asked of it, each component's CPU (its process group) over
-`--idle-seconds`, in ms per second, in every round; then one more warm round with the brokers on Kafka's own
+Idle CPU: with the stack started (before MM2) and nothing asked of it, each component's CPU (its process
+group) over `--idle-seconds`, in ms per second, in every round; then one more warm round with the brokers on Kafka's own
 `metadata.max.idle.interval.ms` (a no-op record in the metadata log every 500 ms; the stack sets 0): the
 reference for the brokers' idle figure, measured in the same run.
 
@@ -80,12 +80,12 @@ def one_start(run_dir: Path, sampler_ref: list[Stack], idle_seconds: float,
     figures = {"stack (parallel)": time.monotonic() - began, **stack.start_seconds}
     try:
         create_topics(admin_client(stack.kafka["source"].admin_config()), ["bench.orders"])
+        time.sleep(5)  # the start-up work done
+        idle = idle_cpu(stack, idle_seconds)
         properties = stack.write_mm2_properties("bench", topics=r"bench\.orders")
         began = time.monotonic()
         stack.start_mirrormaker("bench", properties)
         figures["mirrormaker2"] = time.monotonic() - began
-        time.sleep(5)  # the MM2's start-up work done
-        idle = idle_cpu(stack, idle_seconds)
     finally:
         began = time.monotonic()
         stack.down()
