@@ -29,8 +29,8 @@ class JmxExporterConfig(TypedDict):
 
 # The MBeans the rules below read, as JMX ObjectName patterns: without them the exporter reads every attribute of
 # every MBean of the JVM (each consumer's, producer's and task's) at each scrape and drops what no rule matches,
-# about 2.7 times the MM2's CPU a scrape (bench/jmx_scrape.py). Types only,
-# no tenant's or cluster's name in them: each flow has its own MM2 JVM and the rules pick the flow.
+# about 2.7 times the MM2's CPU a scrape (bench/jmx_scrape.py). Types only, no tenant's or cluster's name in
+# them: each flow has its own MM2 JVM, and the rules pick the flow.
 INCLUDED_MBEANS = ("kafka.connect:type=connect-coordinator-metrics,*",
                    "kafka.connect.mirror:type=MirrorSourceConnector,*")
 
