@@ -176,7 +176,7 @@ class KafkaCluster:
             "share.coordinator.state.topic.min.isr": "1",
             "group.initial.rebalance.delay.ms": "0",
             # no no-op record in the metadata log every 500 ms (KIP-835's liveness signal for a quorum that has
-            # nothing to write; one node here): about half an idle broker's CPU (bench/devstack.py)
+            # nothing to write; one node here): about 40% less of an idle broker's CPU (bench/devstack.py)
             "metadata.max.idle.interval.ms": "0",
             "log.segment.bytes": str(16 * 1024 * 1024),
         }
