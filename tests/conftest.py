@@ -96,10 +96,11 @@ SLOWEST_FIRST = (
 # The modules whose tests use the worker's SparkSession (the `spark` fixture, or `audit_in_process` on it).
 # `make test` hands them to one xdist worker as one unit (_SparkModulesTogether), so one driver JVM starts and
 # warms up instead of one on each worker: the three drivers of a fresh-clone run used 211, 206 and 112 CPU-s
-# (2026-11-27), much of it each one's class loading and JIT of the same Spark code. A module missing here still
+# (2026-11-27), much of it each one's class loading and JIT of the same Spark code (test_audit_cluster's local-mode
+# reference: a driver of its own used 71 CPU-s, 2026-11-28). A module missing here still
 # passes (it starts a driver on its own worker); the collection hook warns about it.
 SPARK_MODULES = frozenset({
-    "tests/integration/test_migrate.py", "tests/integration/test_audit.py",
+    "tests/integration/test_migrate.py", "tests/integration/test_audit.py", "tests/integration/test_audit_cluster.py",
     "tests/integration/test_mm2_exactly_once.py", "tests/integration/test_audit_records.py",
     "tests/unit/test_audit_checks.py", "tests/unit/test_audits.py", "tests/unit/test_audit_record_columns.py",
     "tests/unit/test_py4j_reset.py",

@@ -32,6 +32,7 @@ from governance.model.acl import AclBinding
 from governance.process import free_port
 from governance.secrets.pki import issue_cert
 from tests.conftest import REPO_ROOT, run_cli
+from tests.tools.audit_output import assert_only_the_audits_output
 from tests.tools.spark_conf import submit_args
 from tests.tools.wheels import run, wheelhouse
 
@@ -179,9 +180,13 @@ def test_the_webhook_runs_from_the_prefix(prefix: Path, bare_env: dict[str, str]
     pytest.fail("no free port for the webhook after 3 attempts")
 
 
-def test_the_audit_runs_from_the_prefix_and_finds_a_planted_leak(prefix: Path, bare_env: dict[str, str], stack,
-                                                                 tmp_path: Path) -> None:
-    repo, store, out = tmp_path / "repo", tmp_path / "store", tmp_path / "out"
+@pytest.fixture(scope="module")
+def prefix_audit(prefix: Path, bare_env: dict[str, str], stack, tmp_path_factory: pytest.TempPathFactory) -> \
+        tuple[subprocess.CompletedProcess[str], Path]:
+    """The prefix's `mm2gov audit` in local mode on the live stack, with LEAK planted (and removed after it): the
+    record scan and RECORD_TENANT_MISMATCH among its checks, so that every part that could print runs."""
+    root = tmp_path_factory.mktemp("image-audit")
+    repo, store, out = root / "repo", root / "store", root / "out"
     write_stack_repo(stack, repo, ["img-a"])
     stack.export_secret_store(store)
     applied = run_cli("apply", str(repo), "--secrets-dir", str(store))
@@ -190,13 +195,26 @@ def test_the_audit_runs_from_the_prefix_and_finds_a_planted_leak(prefix: Path, b
     create_acls(source, [LEAK])
     try:
         # Spark settings as a user sets them (docs/audit.md): the quick ones of the suite's own Spark JVMs
-        done = in_prefix(prefix, {**bare_env, **submit_args({})}, tmp_path, "audit", str(repo), "--out", str(out),
+        done = in_prefix(prefix, {**bare_env, **submit_args({})}, root, "audit", str(repo), "--out", str(out),
                          "--secrets-dir", str(store), "--records-per-partition", "100", "--check", "ACL_WILDCARD",
-                         "--check", "TOPIC_UNOWNED", timeout=900)
+                         "--check", "TOPIC_UNOWNED", "--check", "RECORD_TENANT_MISMATCH", timeout=900)
     finally:
         delete_acls(source, [LEAK])
+    return done, out
+
+
+def test_the_audit_runs_from_the_prefix_and_finds_a_planted_leak(prefix_audit) -> None:
+    done, out = prefix_audit
     assert done.returncode == 1, done.stdout + done.stderr[-3000:]
     document = json.loads((out / "audit.json").read_text())
     wildcard = [f for f in document["findings"] if f["check_id"] == "ACL_WILDCARD" and f["principal"] == LEAK.principal]
     assert [(f["cluster"], f["tenant"], f["resource_name"]) for f in wildcard] == [("source", "img-a", "*")]
     assert document["summary"]["status"] != "partial"
+
+
+def test_the_audits_output_is_its_own_progress_lines(prefix_audit) -> None:
+    """Local mode as its own process (the cluster-mode runs: test_audit_cluster.py): mm2gov's progress on stderr
+    and its summary on stdout, no line of Spark's, py4j's or librdkafka's."""
+    done, _ = prefix_audit
+    assert done.returncode == 1, done.stdout + done.stderr[-3000:]
+    assert_only_the_audits_output(done.stderr, done.stdout, "local[2]")
