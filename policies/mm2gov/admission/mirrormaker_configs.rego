@@ -24,8 +24,8 @@ client_keys := {
 
 allowed_keys := {
 	"client": client_keys,
-	"worker": ((client_keys | worker_keys) | table_keys("worker")),
-	"connector": (connector_keys | table_keys("connector")),
+	"worker": ((client_keys | worker_keys) | object.get(table_keys, "worker", set())),
+	"connector": (connector_keys | object.get(table_keys, "connector", set())),
 }
 
 # Besides the keys the settings table places in a config (table_keys), which
@@ -49,11 +49,16 @@ connector_keys := {
 }
 
 # The keys the settings table (mirrormaker_settings.rego) writes into, or holds,
-# a config map of `role`: every connector's, or the worker's.
-table_keys(role) := {entry.key |
+# a config map of each role: every connector's, or the worker's. One pass over
+# the table (each review computes it again: the table is data).
+table_keys[config_role[name]] contains entry.key if {
 	some entry in settings
-	some name in ({name | some name in entry.written} | {name | some name, _ in entry.held})
-	config_role[name] == role
+	some name in entry.written
+}
+
+table_keys[config_role[name]] contains entry.key if {
+	some entry in settings
+	some name, _ in entry.held
 }
 
 config_role := {"sourceConnector": "connector", "checkpointConnector": "connector", "heartbeatConnector": "connector", "worker": "worker"}
