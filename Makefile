@@ -47,6 +47,8 @@ lint: python-env
 # MM2 JVMs 13, Spark JVMs 14, brokers 7 (tests/conftest.py prints the timeline; the note has the split).
 # Session 19: the modules that use the SparkSession on one worker (SPARK_MODULES in tests/conftest.py: one Spark
 # driver, not three): 25:37 for 1634, 41.3 CPU-min (26:59 and 42.0 the run before; 32:07 and 49.3 in session 18).
+# Session 22: 22:28 and 27:05 for 1650, 35.3 and 43.2 CPU-min, one tree 20 minutes apart (the machine varies).
+# Session 23: 24:46, 25:16 and 26:19 for 1650-1651, 39.2-42.8 CPU-min; the note has the CPU per component.
 # PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 3
 test: setup
