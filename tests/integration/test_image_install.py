@@ -4,8 +4,8 @@ image/Dockerfile's last stage is `image/install.sh`; here the same script instal
 the `audit` extra), the pinned opa, the Spark Kafka jars and a Java home into a temporary prefix.
 Then, with an environment that has neither the checkout, nor the cache, nor opa on PATH, the
 prefix's `bin/mm2gov`: finds every tool inside the prefix (`doctor`), serves the admission webhook
-(with its own OPA) that decides real AdmissionReviews, and audits the live stack and finds a leak
-planted on the real cluster.
+(with its own OPA) that decides real AdmissionReviews, and audits the live stack in local mode: it finds a
+leak planted on the real cluster and prints only its own progress lines and summary.
 """
 
 from __future__ import annotations
