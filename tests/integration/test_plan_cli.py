@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from governance.config.loader import load_inventory
+from governance.policy.decide import PolicySession
 from tests.conftest import REPO_ROOT, run_cli
 
 pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
@@ -117,3 +119,46 @@ def test_plan_exits_1_when_head_has_violations(tmp_path):
     done = run_cli("plan", str(REPO_ROOT / "examples/bad/grant_write"), "--base", str(ACME))
     assert done.returncode == 1
     assert "Violations in head: 1 violation (1 high) (1 new)" in done.stdout
+
+
+@pytest.fixture
+def rules_apart(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """acme with an owner outside acme.example (its organisation rule acme_owner_domain objects), a copy, and a
+    copy without acme's organisation rules."""
+    head = tmp_path / "head"
+    shutil.copytree(ACME, head)
+    hr = head / "tenants" / "hr.yaml"
+    hr.write_text(hr.read_text().replace("hr-systems@acme.example", "hr@gmail.example"))
+    same_rules, no_rules = tmp_path / "same", tmp_path / "no_rules"
+    shutil.copytree(head, same_rules)
+    shutil.copytree(head, no_rules)
+    shutil.rmtree(no_rules / "policies")
+    return head, same_rules, no_rules
+
+
+def test_base_and_head_are_each_decided_under_their_own_organisation_rules(rules_apart):
+    """Base and head with the same organisation rules are evaluated at the same time, with different rules one
+    after the other (PolicySession): each side's violations come from its own rules, in either direction."""
+    head, same_rules, no_rules = rules_apart
+
+    def violations(repo: Path, base: Path) -> tuple[set[str], set[str]]:
+        done = run_cli("plan", str(repo), "--base", str(base), "--format", "json")
+        assert done.returncode == 0, done.stderr  # acme_owner_domain is medium, under --fail-on high
+        plan = json.loads(done.stdout)
+        return ({v["rule"] for v in plan["violations"]}, {v["rule"] for v in plan["new_violations"]})
+
+    assert violations(head, no_rules) == ({"acme_owner_domain"}, {"acme_owner_domain"})  # head's rule is new
+    assert violations(no_rules, head) == (set(), set())  # the base's rule does not judge head
+    assert violations(head, same_rules) == ({"acme_owner_domain"}, set())  # both sides, at the same time
+
+
+def test_repos_submitted_together_are_decided_under_their_own_rules(rules_apart, warm_opa):
+    """Four repos submitted at once, their rules alternating: the session's two workers start them together as
+    soon as OPA is ready, so an evaluation under other rules is running whenever one with its own is next."""
+    head, same_rules, no_rules = rules_apart
+    repos = [head, no_rules, same_rules, no_rules]
+    inventories = [load_inventory(repo) for repo in repos]
+    with PolicySession(warm_opa) as session:
+        decisions = [session.submit(inventory) for inventory in inventories]
+        found = [{v.rule for v in decision.result().violations} for decision in decisions]
+    assert found == [{"acme_owner_domain"}, set(), {"acme_owner_domain"}, set()]
