@@ -3,9 +3,11 @@ other tenant's flow between the same clusters keeps delivering its feed in full 
 
 Real: the stack's two Kafka 4 brokers, OPA, `mm2gov apply` (ACLs, SCRAM users and the client quotas the repo's
 capacity derives) and `mm2gov generate`, and each flow's MirrorMaker 2 exactly as generated (only MM2's
-intervals shortened). Tenant A's flow starts behind a backlog of BACKLOG records of VALUE_BYTES; tenant B's flow
-is already running and its feed goes on at a steady pace the whole time. The brokers, not MM2, hold A back: A's MM2
-principal has a fetch quota on the source and a produce quota on the target of A_RATE bytes/s.
+intervals shortened), with a JMX exporter that serves its Kafka clients' throttle times (THROTTLE_EXPORTER): what
+the brokers told each client they held it back, the brokers' own word that a quota acted. Tenant A's flow starts
+behind a backlog of BACKLOG records of VALUE_BYTES; tenant B's flow is already running and its feed goes on at a
+steady pace the whole time. The brokers, not MM2, hold A back: A's MM2 principal has a fetch quota on the source
+and a produce quota on the target of A_RATE bytes/s.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 from confluent_kafka import Consumer
+from prometheus_client.parser import text_string_to_metric_families
 
 from devstack.repo import write_stack_repo
 from governance.compile.mm2_logging import log4j2_path
@@ -47,6 +50,33 @@ BURST = A_RATE * (QUOTA_SAMPLES - 1)  # bytes
 PARTITIONS = 3
 B_PACE = 0.1  # B's feed: one record per partition every 0.1 s (30 records/s), sequence-numbered
 TOLERANCE = 0.25  # A's measured rate may exceed its quota by at most a quarter (Kafka throttles after the fact)
+
+
+# The JMX exporter's configuration for both MM2s (a test's, not generated): each Kafka client's largest throttle
+# time over its metrics window (Kafka's default: two samples of 30 s, longer than A's catch-up), as the brokers'
+# responses gave it: fetches for consumers, produce requests for producers (KIP-219).
+THROTTLE_EXPORTER = {
+    "lowercaseOutputName": True,
+    "includeObjectNames": ["kafka.consumer:type=consumer-fetch-manager-metrics,*",
+                           "kafka.producer:type=producer-metrics,*"],
+    "rules": [{"pattern": "kafka.consumer<type=consumer-fetch-manager-metrics, client-id=(.+)>"
+                          "<>fetch-throttle-time-max",
+               "name": "fetch_throttle_time_max_ms", "type": "GAUGE", "labels": {"client": "$1"}},
+              {"pattern": "kafka.producer<type=producer-metrics, client-id=(.+)><>produce-throttle-time-max",
+               "name": "produce_throttle_time_max_ms", "type": "GAUGE", "labels": {"client": "$1"}}],
+}
+
+
+def throttle_times(metrics: str) -> dict[str, float]:
+    """The largest fetch and produce throttle time (ms) over an MM2's clients, from its exporter's /metrics
+    (a client that was never throttled has 0; NaN, a window without a response, counts as 0)."""
+    found = {"fetch": 0.0, "produce": 0.0}
+    for family in text_string_to_metric_families(metrics):
+        for sample in family.samples:
+            kind = sample.name.removesuffix("_throttle_time_max_ms")
+            if kind in found and sample.value > found[kind]:  # NaN > x is False
+                found[kind] = sample.value
+    return found
 
 
 def capacity_yaml() -> str:
@@ -120,6 +150,8 @@ def neighbours(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
     generated = run_cli("generate", str(repo), "--out", str(out), "--secrets-path", str(secrets))
     assert generated.returncode == 0, generated.stderr
     flows = {t: flow_id(t, "source", "target") for t in (a, b)}
+    exporter = root / "throttle-exporter.yaml"
+    exporter.write_text(yaml.safe_dump(THROTTLE_EXPORTER))
     for flow in flows.values():
         (root / f"{flow}.properties").write_text(paced((out / "mm2" / f"{flow}.properties").read_text()))
 
@@ -129,16 +161,17 @@ def neighbours(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
     try:
         for t in (a, b):
             arrivals[t].start()
-        stack.start_mirrormaker(flows[b], root / f"{flows[b]}.properties",
-                                log4j_config=out / log4j2_path(flows[b]))
+        mm2s = {b: stack.start_mirrormaker(flows[b], root / f"{flows[b]}.properties", metrics_config=exporter,
+                                           log4j_config=out / log4j2_path(flows[b]))}
         started.append(flows[b])
         feed.start()
         arrivals[b].wait(1, timeout=120)  # B's flow runs before A's catch-up starts
-        stack.start_mirrormaker(flows[a], root / f"{flows[a]}.properties",
-                                log4j_config=out / log4j2_path(flows[a]))
+        mm2s[a] = stack.start_mirrormaker(flows[a], root / f"{flows[a]}.properties", metrics_config=exporter,
+                                          log4j_config=out / log4j2_path(flows[a]))
         started.append(flows[a])
         arrivals[a].wait(BACKLOG, timeout=BACKLOG * VALUE_BYTES / A_RATE * 3 + 120)
         caught_up = time.monotonic()
+        throttled = {t: throttle_times(mm2s[t].metrics()) for t in (a, b)}  # within the window of A's catch-up
         feed.halt.set()
         feed.join(60)
         assert feed.error is None, feed.error
@@ -151,7 +184,7 @@ def neighbours(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
             arrivals[t].halt.set()
             arrivals[t].join(30)
     yield {"a": a, "b": b, "arrivals": arrivals, "caught_up": caught_up, "produced": feed.produced,
-           "out": out, "mm2_a": mm2_user(flows[a])}
+           "out": out, "mm2_a": mm2_user(flows[a]), "throttled": throttled}
 
 
 def test_the_catching_up_flows_quota_is_on_the_brokers(neighbours):
@@ -173,6 +206,18 @@ def test_the_catching_up_flow_replicates_at_its_quota(neighbours):
     print(f"A: {moved:,} bytes of values in {seconds:.1f} s ({moved / seconds:,.0f} bytes/s); its quota of "
           f"{A_RATE:,} bytes/s allows {allowed:,.0f} with the burst and the tolerance")
     assert A_RATE * 0.5 * seconds <= moved <= allowed, (moved, seconds)
+
+
+def test_the_brokers_throttled_the_catching_up_flow_and_not_its_neighbour(neighbours):
+    """The brokers' own word, whatever the machine's load: the source broker held A's MM2 fetches back (a
+    fetch throttle time above 0 in its clients' metrics) during its catch-up, and never held back B's clients,
+    whose quota is far above their feed. On a loaded machine A's rate alone could not tell a quota that acts
+    from an MM2 that is slow by itself."""
+    throttled = neighbours["throttled"]
+    print(f"largest throttle times (ms) over each MM2's clients: A {throttled[neighbours['a']]}, "
+          f"B {throttled[neighbours['b']]}")
+    assert throttled[neighbours["a"]]["fetch"] > 0, throttled
+    assert throttled[neighbours["b"]] == {"fetch": 0.0, "produce": 0.0}, throttled
 
 
 def test_the_neighbour_keeps_delivering_its_feed_in_full_while_the_other_catches_up(neighbours):
