@@ -209,14 +209,14 @@ def test_the_catching_up_flow_replicates_at_its_quota(neighbours):
 
 
 def test_the_brokers_throttled_the_catching_up_flow_and_not_its_neighbour(neighbours):
-    """The brokers' own word, whatever the machine's load: the source broker held A's MM2 fetches back (a
-    fetch throttle time above 0 in its clients' metrics) during its catch-up, and never held back B's clients,
-    whose quota is far above their feed. On a loaded machine A's rate alone could not tell a quota that acts
-    from an MM2 that is slow by itself."""
+    """The brokers' own word, whatever the machine's load: a broker held A's MM2 back during its catch-up (a fetch
+    throttle time on the source, or a produce one on the target, above 0 in its clients' metrics; a broker
+    reports one only when a quota acted), and none ever held back B's clients, whose quota is far above their
+    feed. On a loaded machine A's rate alone could not tell a quota that acts from an MM2 that is slow by itself."""
     throttled = neighbours["throttled"]
     print(f"largest throttle times (ms) over each MM2's clients: A {throttled[neighbours['a']]}, "
           f"B {throttled[neighbours['b']]}")
-    assert throttled[neighbours["a"]]["fetch"] > 0, throttled
+    assert max(throttled[neighbours["a"]].values()) > 0, throttled
     assert throttled[neighbours["b"]] == {"fetch": 0.0, "produce": 0.0}, throttled
 
 
