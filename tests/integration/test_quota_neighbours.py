@@ -53,8 +53,9 @@ TOLERANCE = 0.25  # A's measured rate may exceed its quota by at most a quarter 
 
 
 # The JMX exporter's configuration for both MM2s (a test's, not generated): each Kafka client's largest throttle
-# time over its metrics window (Kafka's default: two samples of 30 s, longer than A's catch-up), as the brokers'
-# responses gave it: fetches for consumers, produce requests for producers (KIP-219).
+# time over its metrics window (Kafka's default: two samples of 30 s), as the brokers' responses gave it: fetches
+# for consumers, produce requests for producers (KIP-219). Scraped every SCRAPE_EVERY seconds during A's catch-up,
+# which may outlast the window on a loaded machine.
 THROTTLE_EXPORTER = {
     "lowercaseOutputName": True,
     "includeObjectNames": ["kafka.consumer:type=consumer-fetch-manager-metrics,*",
@@ -65,6 +66,9 @@ THROTTLE_EXPORTER = {
               {"pattern": "kafka.producer<type=producer-metrics, client-id=(.+)><>produce-throttle-time-max",
                "name": "produce_throttle_time_max_ms", "type": "GAUGE", "labels": {"client": "$1"}}],
 }
+
+
+SCRAPE_EVERY = 5  # seconds
 
 
 def throttle_times(metrics: str) -> dict[str, float]:
@@ -169,9 +173,22 @@ def neighbours(stack, tmp_path_factory) -> Iterator[dict[str, Any]]:
         mm2s[a] = stack.start_mirrormaker(flows[a], root / f"{flows[a]}.properties", metrics_config=exporter,
                                           log4j_config=out / log4j2_path(flows[a]))
         started.append(flows[a])
-        arrivals[a].wait(BACKLOG, timeout=BACKLOG * VALUE_BYTES / A_RATE * 3 + 120)
+        throttled = {t: {"fetch": 0.0, "produce": 0.0} for t in (a, b)}
+
+        def scrape() -> None:  # the largest throttle times so far of each MM2's clients
+            for t in (a, b):
+                for kind, ms in throttle_times(mm2s[t].metrics()).items():
+                    throttled[t][kind] = max(throttled[t][kind], ms)
+
+        deadline, scraped = time.monotonic() + BACKLOG * VALUE_BYTES / A_RATE * 3 + 120, 0.0
+        while len(arrivals[a].seen) < BACKLOG:  # a client's maximum covers its last 30-60 s only: scraped meanwhile
+            assert time.monotonic() < deadline, f"A: {len(arrivals[a].seen)} of {BACKLOG} records arrived"
+            if time.monotonic() - scraped >= SCRAPE_EVERY:
+                scraped = time.monotonic()
+                scrape()
+            time.sleep(0.2)
         caught_up = time.monotonic()
-        throttled = {t: throttle_times(mm2s[t].metrics()) for t in (a, b)}  # within the window of A's catch-up
+        scrape()
         feed.halt.set()
         feed.join(60)
         assert feed.error is None, feed.error
