@@ -69,7 +69,7 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
     diff ("User:x gains READ on cloud topic prefix onprem.payments.public.") and, per flow, the topic
     patterns added and removed (with --live, the existing source topics they start or stop)."""
     from governance.config import load_inventory
-    from governance.config.loader import empty_inventory
+    from governance.config.loader import ReadCache, empty_inventory
     from governance.plan.base import materialize_git_base, temporary_dir
     from governance.plan.diff import make_plan
     from governance.policy.decide import PolicySession
@@ -77,13 +77,14 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
     from governance.render import plan as render_plan
 
     with temporary_dir() as tmp, PolicySession(opa_url) as session:  # OPA starts while the head loads
-        head = load_inventory(repo)
+        read = ReadCache()  # the base parses only the tenant files the change touched
+        head = load_inventory(repo, read)
         head_decision = session.submit(head)  # OPA evaluates head while the base loads
         if Path(base).is_dir():
-            base_inventory, base_label = load_inventory(Path(base)), base
+            base_inventory, base_label = load_inventory(Path(base), read), base
         else:
             base_dir = materialize_git_base(repo, base, Path(tmp))
-            base_inventory = load_inventory(base_dir) if base_dir else empty_inventory(repo)
+            base_inventory = load_inventory(base_dir, read) if base_dir else empty_inventory(repo)
             base_label = f"{base} (git)" if base_dir else f"{base} (git; {repo} did not exist there)"
         base_decision = session.submit(base_inventory)
         base_result, head_result = base_decision.result(), head_decision.result()

@@ -26,6 +26,8 @@ from governance.config.yaml_reader import (  # noqa: F401 -- the reader's names,
     Problem,
     confined,
     dotted,
+    parse_yaml,
+    read_bytes,
     read_yaml,
 )
 from governance.errors import ConfigError
@@ -56,6 +58,33 @@ class Inventory:
     capacity: CapacityFile | None = None  # capacity.yaml, when the platform calibrated (docs/capacity.md)
 
 
+class ReadCache:
+    """Tenant files already parsed and checked, by path in the repo and bytes, and regexes already analysed.
+    `plan` loads two versions of a repo that a pull request leaves mostly alike: loading both with one
+    cache parses and validates each unchanged tenant file once. A file is reused only under the same path
+    with the same bytes, from which alone its document, its tenant and its problems follow."""
+
+    def __init__(self) -> None:
+        self._tenants: dict[tuple[str, bytes], tuple[Document | None, Tenant | None, tuple[Problem, ...]]] = {}
+        self._patterns: dict[str, PatternFacts] = {}
+
+    def tenant(self, file: str, raw: bytes) -> tuple[Document | None, Tenant | None, tuple[Problem, ...]]:
+        """The tenant file `file` holding `raw`: its document, its Tenant (None when invalid), its problems."""
+        key = (file, raw)
+        if key not in self._tenants:
+            problems: list[Problem] = []
+            document = parse_yaml(raw, file, problems)
+            tenant = validate_model(Tenant, document, problems) if document else None
+            self._tenants[key] = (document, tenant, tuple(problems))
+        return self._tenants[key]
+
+    def pattern(self, regex: str) -> PatternFacts:
+        """analyse(regex), once per regex; raises RegexProblem (not kept) for a regex it refuses."""
+        if regex not in self._patterns:
+            self._patterns[regex] = analyse(regex)
+        return self._patterns[regex]
+
+
 def validate_model(model: type[BaseModel], document: Document, problems: list[Problem]) -> Any:
     if not isinstance(document.data, dict):
         problems.append(Problem(document.file, document.line(()), "expected a mapping at the top level"))
@@ -82,9 +111,10 @@ def _describe(error: dict[str, Any], path: NodePath) -> str:
     return f"{dotted(path)}: {message}" if path else message
 
 
-def load_inventory(root: Path) -> Inventory:
-    """Load and check `root`; raise InvalidConfig listing every problem."""
-    root = Path(root)
+def load_inventory(root: Path, cache: ReadCache | None = None) -> Inventory:
+    """Load and check `root`; raise InvalidConfig listing every problem. Loads that share `cache` parse an
+    unchanged tenant file once."""
+    root, cache = Path(root), cache or ReadCache()
     if not root.is_dir():
         raise ConfigError(f"{root}: not a directory (expected a governance repo with clusters.yaml and tenants/)")
     problems: list[Problem] = []
@@ -109,9 +139,12 @@ def load_inventory(root: Path) -> Inventory:
     tenant_docs: dict[str, Document] = {}
     for path in sorted([*root.glob("tenants/*.yaml"), *root.glob("tenants/*.yml")]):
         file = path.relative_to(root).as_posix()
-        document = read_yaml(path, file, problems, root)
-        tenant = validate_model(Tenant, document, problems) if document else None
-        if tenant is None:
+        raw = read_bytes(path, file, problems, root)
+        if raw is None:
+            continue
+        document, tenant, read_problems = cache.tenant(file, raw)
+        problems += read_problems
+        if tenant is None or document is None:
             continue
         if tenant.name in tenants:
             problems.append(Problem(file, document.line(("name",)),
@@ -124,7 +157,8 @@ def load_inventory(root: Path) -> Inventory:
 
     patterns: dict[str, PatternFacts] = {}
     for name, tenant in tenants.items():
-        problems += _check_tenant(tenant, tenant_docs[name], clusters, patterns, clusters_loaded=bool(clusters))
+        problems += _check_tenant(tenant, tenant_docs[name], clusters, patterns, cache,
+                                  clusters_loaded=bool(clusters))
     org = tuple(sorted(p for p in root.glob("policies/*.rego") if not p.name.endswith("_test.rego")))
     problems += [refused for p in org if (refused := confined(root, p, p.relative_to(root).as_posix()))]
     if problems:
@@ -175,7 +209,7 @@ def _record_locations(document: Document, prefix: str, locations: dict[str, str]
 
 
 def _check_tenant(tenant: Tenant, document: Document, clusters: dict[str, Cluster],
-                  patterns: dict[str, PatternFacts], clusters_loaded: bool) -> list[Problem]:
+                  patterns: dict[str, PatternFacts], cache: ReadCache, clusters_loaded: bool) -> list[Problem]:
     problems = []
     for i, alias in enumerate(tenant.clusters):
         if clusters_loaded and alias not in clusters:
@@ -203,7 +237,7 @@ def _check_tenant(tenant: Tenant, document: Document, clusters: dict[str, Cluste
                 if regex in patterns:
                     continue
                 try:
-                    patterns[regex] = analyse(regex)
+                    patterns[regex] = cache.pattern(regex)
                 except RegexProblem as exc:
                     problems.append(Problem(document.file, document.line(("flows", i, kind, j)),
                                             f"flows[{i}].{kind}[{j}]: regex '{regex}': {exc}"))

@@ -108,6 +108,13 @@ def confined(root: Path, path: Path, file: str) -> Problem | None:
 def read_yaml(path: Path, file: str, problems: list[Problem], root: Path | None = None) -> Document | None:
     """The YAML document of `path`, or None with its problems. With `root`, `path` is a repo file: read only
     if `confined` to the repo."""
+    raw = read_bytes(path, file, problems, root)
+    return None if raw is None else parse_yaml(raw, file, problems)
+
+
+def read_bytes(path: Path, file: str, problems: list[Problem], root: Path | None = None) -> bytes | None:
+    """The bytes of `path` (at most MAX_FILE_BYTES), or None with its problem. With `root`, `path` is a repo
+    file: read only if `confined` to the repo."""
     refused = confined(root, path, file) if root is not None else None
     if refused is not None:
         problems.append(refused)
@@ -122,6 +129,11 @@ def read_yaml(path: Path, file: str, problems: list[Problem], root: Path | None 
         problems.append(Problem(file, None, f"larger than {MAX_FILE_BYTES // 1024 // 1024} MiB, the limit for "
                                             "one governance file (split it, or remove what is not governance)"))
         return None
+    return raw
+
+
+def parse_yaml(raw: bytes, file: str, problems: list[Problem]) -> Document | None:
+    """The YAML document `file` holds as `raw`, or None with its problems: a function of the two alone."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -478,3 +478,78 @@ def test_a_topic_prefix_no_topic_name_can_start_with_is_refused_where_it_is_writ
         tenant["topic_prefixes"] = ["payments."]
     path.write_text(yaml.safe_dump(tenant, allow_unicode=True))
     load_inventory(repo)  # the same file with a legal value loads
+
+
+# -- `plan` loads base and head with one ReadCache: a load that shares it finds what a load of its own finds --
+
+def _outcome(repo: Path, cache: loader.ReadCache | None = None) -> object:
+    """What loading `repo` gives: its problems, or what the inventory holds (all but its root)."""
+    try:
+        inventory = load_inventory(repo, cache)
+    except InvalidConfig as invalid:
+        return [str(p) for p in invalid.problems]
+    return (inventory.clusters, inventory.tenants, inventory.tenant_files, inventory.locations,
+            inventory.patterns, [p.name for p in inventory.org_policies], inventory.capacity)
+
+
+def _copied_under_another_name(repo: Path) -> None:  # same bytes, another path: its problems name the copy
+    shutil.copy(repo / "tenants/payments.yaml", repo / "tenants/payments-copy.yaml")
+
+
+def _hr_swapped_with_risk(repo: Path) -> None:  # each path now holds the bytes the other path held
+    hr, risk = (repo / "tenants/hr.yaml").read_bytes(), (repo / "tenants/risk.yaml").read_bytes()
+    (repo / "tenants/hr.yaml").write_bytes(risk)
+    (repo / "tenants/risk.yaml").write_bytes(hr)
+
+
+def _linked_out(repo: Path) -> None:  # a link out of the repo to a file holding the head's very bytes
+    outside = repo.parent / "outside-hr.yaml"
+    shutil.copy(repo / "tenants/hr.yaml", outside)
+    _link(repo / "tenants/hr.yaml", outside)
+
+
+CHANGES = {
+    "unchanged": lambda repo: None,
+    "a regex changed": lambda repo: edit(repo / "tenants/payments.yaml", "payments\\\\.", "payments\\\\.x"),
+    "a file broken": lambda repo: edit(repo / "tenants/marketing.yaml", "owners:", "owners: ["),
+    "a file removed": lambda repo: (repo / "tenants/risk.yaml").unlink(),
+    "a file copied under another name": _copied_under_another_name,
+    "two files swapped": _hr_swapped_with_risk,
+    "a file linked out of the repo": _linked_out,
+    "a cluster removed": lambda repo: edit(repo / "clusters.yaml", "  onprem-dr:", "  gone:"),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+@pytest.mark.parametrize("changed_first", [False, True], ids=["head-first", "changed-first"])
+def test_a_load_sharing_the_read_cache_finds_what_its_own_load_finds(tmp_path, change, changed_first):
+    head, changed = tmp_path / "head", tmp_path / "changed"
+    shutil.copytree(ACME, head)
+    shutil.copytree(ACME, changed)
+    CHANGES[change](changed)
+    alone = {repo: _outcome(repo) for repo in (head, changed)}
+    assert change == "unchanged" or alone[changed] != alone[head]  # the change is one a load sees
+    cache = loader.ReadCache()
+    for repo in ([changed, head] if changed_first else [head, changed]):
+        assert _outcome(repo, cache) == alone[repo]
+
+
+def test_the_second_load_parses_only_the_tenant_files_that_changed(tmp_path, monkeypatch):
+    head, base = tmp_path / "head", tmp_path / "base"
+    shutil.copytree(ACME, head)
+    shutil.copytree(ACME, base)
+    edit(base / "tenants/payments.yaml", "payments\\\\.", "payments\\\\.x")
+    parsed: list[str] = []
+    real_parse = loader.parse_yaml
+
+    def counting(raw: bytes, file: str, problems: list) -> object:
+        parsed.append(file)
+        return real_parse(raw, file, problems)
+
+    monkeypatch.setattr(loader, "parse_yaml", counting)
+    cache = loader.ReadCache()
+    load_inventory(head, cache)
+    assert sorted(parsed) == [f"tenants/{t}.yaml" for t in ("hr", "logistics", "marketing", "payments", "risk")]
+    parsed.clear()
+    assert load_inventory(base, cache).tenants["payments"].flows[0].topics[0].startswith("payments\\.x")
+    assert parsed == ["tenants/payments.yaml"]
