@@ -32,6 +32,7 @@ from governance.config.yaml_reader import (  # noqa: F401 -- the reader's names,
 )
 from governance.errors import ConfigError
 from governance.model import names
+from governance.model.capacity import SIZING_SINCE
 
 
 class InvalidConfig(ConfigError):
@@ -180,6 +181,12 @@ def _load_capacity(root: Path, clusters: dict[str, Cluster], problems: list[Prob
     if parsed is None:
         return None
     _record_locations(document, "capacity", locations)
+    measured = parsed.calibration.measured_at
+    if measured < SIZING_SINCE:
+        problems.append(Problem(CAPACITY_FILE, document.line(("calibration", "measured_at")), (
+            f"calibration.measured_at: measured {measured.isoformat()}, before this mm2gov's sizing last changed "
+            f"({SIZING_SINCE.isoformat()}): its figures were measured for another method; measure again on the "
+            "MM2 hardware: python bench/capacity.py --calibrate --write capacity.yaml")))
     for alias in sorted(parsed.clusters):
         if clusters and alias not in clusters:
             problems.append(Problem(CAPACITY_FILE, document.line(("clusters", alias)),

@@ -27,7 +27,15 @@ The arithmetic, and why:
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+
+# A calibration measured before this instant was measured for other arithmetic or by another method than
+# `size_flow` and `bench/capacity.py --calibrate` now use, and is refused (config/loader.py): move it
+# forward whenever either changes what `task_bytes_per_second` or `node` mean. Last: both as they are now
+# (the calibration mode and this arithmetic, issue 27).
+SIZING_SINCE = datetime(2026, 11, 26, tzinfo=UTC)
 
 
 class Capacity(BaseModel):

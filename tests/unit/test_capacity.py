@@ -219,6 +219,26 @@ def test_a_flow_that_cannot_be_sized_is_refused_and_nothing_is_written(tmp_path)
     assert not (tmp_path / "out").exists()
 
 
+
+@pytest.mark.parametrize("measured_at, refused", [
+    ("2026-11-25T23:59:59Z", True),  # a second before the sizing it would feed
+    ("2026-11-26T01:00:00+02:00", True),  # 2026-11-25T23:00Z: the zone is read
+    ("2026-11-26T00:00:00Z", False),  # measured for the sizing as it is (capacity.SIZING_SINCE)
+    ("2026-11-25T19:00:00-05:00", False),  # the same instant
+])
+def test_a_calibration_older_than_the_sizing_that_reads_it_is_refused(tmp_path, measured_at, refused):
+    stale = CAPACITY_YAML.replace("measured_at: 2026-11-26T10:00:00Z", f"measured_at: {measured_at}")
+    repo = acme_with(tmp_path, stale, PAYMENTS_CAPACITY)
+    done = run_in_process("generate", str(repo), "--out", str(tmp_path / "out"))
+    if not refused:
+        assert done.returncode == 0, done.stderr
+        return
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"capacity.yaml:2: calibration.measured_at: measured {measured_at[:10]}" in done.stderr
+    assert "before this mm2gov's sizing last changed (2026-11-26T00:00:00+00:00)" in done.stderr
+    assert "python bench/capacity.py --calibrate --write capacity.yaml" in done.stderr
+    assert not (tmp_path / "out").exists()  # nothing written
+
 # -- size and plan ---------------------------------------------------------------------------------------------
 
 def test_size_reports_what_was_asked_derived_and_left(tmp_path):
