@@ -99,8 +99,15 @@ def validate_model(model: type[BaseModel], document: Document, problems: list[Pr
         return None
 
 
+# Keys whose value is bytes per second: a value with a unit (25MB, "25 MB/s", 2.5e7) is answered in those words.
+BYTE_RATE_KEYS = ("bytes_per_second", "_byte_rate")
+
+
 def _describe(error: dict[str, Any], path: NodePath) -> str:
     kind, message = error["type"], error["msg"].removeprefix("Value error, ")
+    if kind == "int_type" and path and str(path[-1]).endswith(BYTE_RATE_KEYS):
+        return (f"{dotted(path)}: must be a whole number of bytes per second, without a unit "
+                "(25000000 for 25 MB/s)")
     if kind == "extra_forbidden":
         return f"{dotted(path)}: unknown key '{path[-1]}'"
     if kind == "missing":

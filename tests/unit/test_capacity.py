@@ -220,6 +220,29 @@ def test_a_flow_that_cannot_be_sized_is_refused_and_nothing_is_written(tmp_path)
 
 
 
+
+@pytest.mark.parametrize("value", ["25MB", "25 MB/s", "2.5e7", "25000000.0", "'25000000'", "true"])
+@pytest.mark.parametrize("where", ["flow", "calibration", "principal"])
+def test_a_rate_with_a_unit_or_not_a_whole_number_is_refused_in_those_words(tmp_path, value, where):
+    calibration, flow = CAPACITY_YAML, PAYMENTS_CAPACITY
+    if where == "flow":
+        flow = f"    capacity: {{bytes_per_second: {value}}}\n"
+    elif where == "calibration":
+        calibration = CAPACITY_YAML.replace("task_bytes_per_second: 10000000", f"task_bytes_per_second: {value}")
+    repo = acme_with(tmp_path, calibration, flow)
+    if where == "principal":
+        edit = repo / "tenants/payments.yaml"
+        before = edit.read_text()
+        edit.write_text(before.replace('access: [read, write]}', f'access: [read, write], quota: {{producer_byte_rate: {value}}}}}', 1))
+        assert edit.read_text() != before
+    done = run_in_process("validate", str(repo))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    expected = {"flow": "tenants/payments.yaml:16: flows[0].capacity.bytes_per_second",
+                "calibration": "capacity.yaml:5: calibration.task_bytes_per_second",
+                "principal": "tenants/payments.yaml:7: principals[0].quota.producer_byte_rate"}[where]
+    assert f"{expected}: must be a whole number of bytes per second, without a unit (25000000 for 25 MB/s)" \
+        in done.stderr
+
 @pytest.mark.parametrize("measured_at, refused", [
     ("2026-11-25T23:59:59Z", True),  # a second before the sizing it would feed
     ("2026-11-26T01:00:00+02:00", True),  # 2026-11-25T23:00Z: the zone is read
