@@ -233,7 +233,8 @@ def test_a_rate_with_a_unit_or_not_a_whole_number_is_refused_in_those_words(tmp_
     if where == "principal":
         edit = repo / "tenants/payments.yaml"
         before = edit.read_text()
-        edit.write_text(before.replace('access: [read, write]}', f'access: [read, write], quota: {{producer_byte_rate: {value}}}}}', 1))
+        quota = f"access: [read, write], quota: {{producer_byte_rate: {value}}}}}"
+        edit.write_text(before.replace("access: [read, write]}", quota, 1))
         assert edit.read_text() != before
     done = run_in_process("validate", str(repo))
     assert done.returncode == 2 and "Traceback" not in done.stderr
