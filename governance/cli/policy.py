@@ -68,6 +68,7 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
     """Show what a change to REPO does: tenants, flows, principals, the effective-permission
     diff ("User:x gains READ on cloud topic prefix onprem.payments.public.") and, per flow, the topic
     patterns added and removed (with --live, the existing source topics they start or stop)."""
+    from governance.compile.acls import desired_bindings
     from governance.config import load_inventory
     from governance.config.loader import ReadCache, empty_inventory
     from governance.plan.base import materialize_git_base, temporary_dir
@@ -87,10 +88,12 @@ def plan(repo: Path, base: str, output_format: str, fail_on: str, opa_url: str |
             base_inventory = load_inventory(base_dir, read) if base_dir else empty_inventory(repo)
             base_label = f"{base} (git)" if base_dir else f"{base} (git; {repo} did not exist there)"
         base_decision = session.submit(base_inventory)
-        base_result, head_result = base_decision.result(), head_decision.result()
+        head_result = head_decision.result()  # submitted first, so decided first, as a rule
+        head_bindings = desired_bindings(head_result.tenancy)  # while OPA still evaluates the base
+        base_result = base_decision.result()
         topics = _source_topics(base_result, head_result, {**base_inventory.clusters, **head.clusters},
                                 secrets_dir) if live else None
-        the_plan = make_plan(base_result, head_result, topics)
+        the_plan = make_plan(base_result, head_result, topics, head_bindings)
     click.echo(render_plan.report(output_format, the_plan, base_label, repo=str(repo), tenants=head.tenants),
                nl=False)
     if at_or_above(the_plan.violations, fail_on):

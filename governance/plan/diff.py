@@ -136,11 +136,14 @@ def _principals(tenancy: Tenancy) -> set[tuple[str, str]]:
     return {(t.tenant, p.name) for t in tenancy for p in t.principals}
 
 
-def make_plan(base: Decision, head: Decision, source_topics: dict[str, frozenset[str]] | None = None) -> Plan:
-    """`source_topics` (source alias -> topic names, read live) adds which existing topics flows start or stop."""
+def make_plan(base: Decision, head: Decision, source_topics: dict[str, frozenset[str]] | None = None,
+              head_bindings: ClusterBindings | None = None) -> Plan:
+    """`source_topics` (source alias -> topic names, read live) adds which existing topics flows start or stop;
+    `head_bindings`: desired_bindings(head.tenancy), when the caller computed it while the base was decided."""
     was, now = base.tenancy, head.tenancy
     base_flows, head_flows = _flows(was), _flows(now)
-    before, after = desired_bindings(was), desired_bindings(now)  # once: the diff and the flows' readers read them
+    before = desired_bindings(was)  # once: the diff and the flows' readers read them
+    after = desired_bindings(now) if head_bindings is None else head_bindings
     gained, lost = permission_diff(base, head, before, after)
     shared = set(was.tenants) & set(now.tenants)
     known_base = {(v.rule, v.tenant, v.message) for v in base.violations}

@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from governance.compile.acls import tenant_bindings
+from governance.compile.acls import desired_bindings, tenant_bindings
 from governance.model.acl import AclBinding
 from governance.plan.diff import PermissionChange, make_plan
 from governance.plan.topics import _Readers
@@ -43,6 +43,17 @@ def test_grant_gives_read_on_source_and_remote_prefix():
     text = render_plan.text(plan, "main")
     assert "+ User:marketing-app gains DESCRIBE, READ on cloud topic prefix onprem.payments.public." in text
 
+
+
+def test_head_bindings_computed_ahead_give_the_same_plan():
+    """`plan` computes the head's desired bindings while OPA decides the base, and hands them in."""
+    granted = dict(PAYMENTS, grants_given=[{"to": "marketing", "topics": ["payments.public."], "access": ["read"]}])
+    risk = tenant_scope("risk", ["risk."], principals=[("User:risk-app", ["read"])])
+    base = Decision({"payments": PAYMENTS, "marketing": MARKETING, "risk": risk}, ())
+    head = Decision({"payments": granted, "marketing": MARKETING}, ())
+    ahead = make_plan(base, head, head_bindings=desired_bindings(head.tenancy))
+    assert ahead == make_plan(base, head)
+    assert ahead.permissions_gained and ahead.permissions_lost and ahead.tenants_removed == ["risk"]
 
 def test_removed_tenant_loses_everything_and_new_violations_are_marked():
     old = Violation("prefix_overlap", "high", "marketing", "old", "tenants/marketing.yaml:3")
