@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.metrics_core import Metric
 
 from governance.errors import MM2GovError
 from governance.probe.assess import ProbeResult
@@ -24,9 +25,24 @@ LABELS = ("tenant", "flow")
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
 
 
+class SnapshotRegistry(CollectorRegistry):
+    """A registry a scrape reads as one snapshot: `lock` held by whoever updates several metrics at once.
+    The HTTP server collects in another thread, metric by metric; without it a scrape could show a run's
+    counters and not yet its latencies (runs_total counting a run the histogram lacks)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+
+    def collect(self) -> Iterator[Metric]:
+        with self.lock:
+            metrics = list(super().collect())
+        yield from metrics
+
+
 class ProbeMetrics:
-    def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry or CollectorRegistry()
+    def __init__(self, registry: SnapshotRegistry | None = None) -> None:
+        self.registry = registry or SnapshotRegistry()
         r = self.registry
         self.latency = Histogram("mm2gov_probe_latency_seconds", "End-to-end latency of each delivered canary "
                                  "(send on the source to read on the target)", LABELS, buckets=LATENCY_BUCKETS,
@@ -57,7 +73,12 @@ class ProbeMetrics:
 
     def record(self, tenant: str, flow: str, slo_p99_ms: int, result: ProbeResult, misses: list[str],
                now: float) -> None:
-        """One run's figures."""
+        """One run's figures, all in one scrape or none."""
+        with self.registry.lock:
+            self._record(tenant, flow, slo_p99_ms, result, misses, now)
+
+    def _record(self, tenant: str, flow: str, slo_p99_ms: int, result: ProbeResult, misses: list[str],
+                now: float) -> None:
         labels = {"tenant": tenant, "flow": flow}
         for latency_ms in result.latencies_ms:
             self.latency.labels(**labels).observe(latency_ms / 1000)
@@ -74,9 +95,10 @@ class ProbeMetrics:
 
     def failed(self, tenant: str, flow: str, now: float) -> None:
         labels = {"tenant": tenant, "flow": flow}
-        self.runs.labels(**labels, result="error").inc()
-        self.slo_met.labels(**labels).set(0)
-        self.last_run.labels(**labels).set(now)
+        with self.registry.lock:
+            self.runs.labels(**labels, result="error").inc()
+            self.slo_met.labels(**labels).set(0)
+            self.last_run.labels(**labels).set(now)
 
 
 def serve(metrics: ProbeMetrics, runs: list[Callable[[ProbeMetrics], None]], host: str, port: int,

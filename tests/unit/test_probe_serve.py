@@ -4,6 +4,7 @@ SLO as not met (the real /metrics of a real flow: tests/integration/test_probe.p
 from __future__ import annotations
 
 import math
+import threading
 
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
@@ -57,3 +58,33 @@ def test_a_failed_run_is_an_error_and_the_loop_goes_on():
     found = samples(metrics)
     assert found[("mm2gov_probe_runs_total", (*PAY[:1], ("result", "error"), *PAY[1:]))] == 1
     assert found[("mm2gov_probe_slo_met", PAY)] == 0
+
+
+def test_a_scrape_shows_whole_runs_only():
+    """The HTTP server collects in its own thread while runs are recorded: every scrape must show as many
+    latencies as delivered canaries and as many delivered canaries as runs carried (test_probe.py asserts this
+    on one scrape of the real server; it once saw two runs counted and one run's latencies)."""
+    sent = [Canary("r", p, seq, 1000) for p in range(3) for seq in range(5)]
+    result = assess("r", sent, [Received(c.partition, c.seq, c.encode(), 1100) for c in sent])
+    metrics, runs, seen = ProbeMetrics(), 300, []
+    stop = threading.Event()
+
+    def scrape() -> None:
+        while not stop.is_set():
+            seen.append(samples(metrics))
+
+    scraper = threading.Thread(target=scrape)
+    scraper.start()
+    try:
+        for _ in range(runs):
+            metrics.record("payments", "payments-onprem-to-cloud", 300, result, [], now=1.0)
+    finally:
+        stop.set()
+        scraper.join()
+    seen.append(samples(metrics))
+    ok = ("mm2gov_probe_runs_total", (*PAY[:1], ("result", "ok"), *PAY[1:]))
+    whole = [(s.get(ok, 0) * 15, s.get(("mm2gov_probe_canaries_delivered_total", PAY), 0),
+              s.get(("mm2gov_probe_latency_seconds_count", PAY), 0)) for s in seen]
+    assert whole[-1] == (runs * 15,) * 3
+    assert len(seen) > 10  # scrapes ran while runs were recorded
+    assert [w for w in whole if len(set(w)) > 1] == []
