@@ -21,12 +21,13 @@ import sys
 import time
 from pathlib import Path
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from governance.admission.connection import HttpConnection, Refused, Request
 from governance.admission.decider import AdmissionDecider, Verdict
 from governance.admission.envelope import MAX_BODY_BYTES, BadReview, denial_message, parse_review, response
+from governance.metrics import SnapshotRegistry
 
 log = logging.getLogger("mm2gov.admission")
 # How long a thread may hold the GIL while another waits for it. Requests are short bursts of
@@ -72,7 +73,7 @@ class StateCollector:
 
 class Metrics:
     def __init__(self, decider: AdmissionDecider | None = None) -> None:
-        self.registry = CollectorRegistry()
+        self.registry = SnapshotRegistry()
         if decider is not None:
             self.registry.register(StateCollector(decider))
         self.decisions = Counter("mm2gov_admission_decisions", "Admission decisions by result and kind",
@@ -86,12 +87,14 @@ class Metrics:
                                     registry=self.registry)
 
     def record(self, kind: str, verdict: Verdict, seconds: float) -> None:
-        self.decisions.labels("allowed" if verdict.allowed else "denied", kind).inc()
-        for violation in verdict.violations:
-            self.violations.labels(str(violation.get("rule", "unknown"))).inc()
-        if not verdict.allowed and not verdict.violations:
-            self.violations.labels("fail_closed").inc()
-        self.latency.observe(seconds)
+        """One review's figures, all in one scrape or none."""
+        with self.registry.lock:
+            self.decisions.labels("allowed" if verdict.allowed else "denied", kind).inc()
+            for violation in verdict.violations:
+                self.violations.labels(str(violation.get("rule", "unknown"))).inc()
+            if not verdict.allowed and not verdict.violations:
+                self.violations.labels("fail_closed").inc()
+            self.latency.observe(seconds)
 
 
 class WebhookServer(socketserver.ThreadingTCPServer):

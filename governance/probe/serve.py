@@ -11,33 +11,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
-from prometheus_client.metrics_core import Metric
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 from governance.errors import MM2GovError
+from governance.metrics import SnapshotRegistry
 from governance.probe.assess import ProbeResult
 
 log = logging.getLogger("mm2gov.probe")
 LABELS = ("tenant", "flow")
 # end-to-end latency of a canary: sub-second on a healthy flow, minutes during an outage
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
-
-
-class SnapshotRegistry(CollectorRegistry):
-    """A registry a scrape reads as one snapshot: `lock` held by whoever updates several metrics at once.
-    The HTTP server collects in another thread, metric by metric; without it a scrape could show a run's
-    counters and not yet its latencies (runs_total counting a run the histogram lacks)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.lock = threading.Lock()
-
-    def collect(self) -> Iterator[Metric]:
-        with self.lock:
-            metrics = list(super().collect())
-        yield from metrics
 
 
 class ProbeMetrics:

@@ -88,3 +88,41 @@ def test_a_scrape_shows_whole_runs_only():
     assert whole[-1] == (runs * 15,) * 3
     assert len(seen) > 10  # scrapes ran while runs were recorded
     assert [w for w in whole if len(set(w)) > 1] == []
+
+
+def test_an_admission_scrape_shows_whole_reviews_only():
+    """The webhook's metrics share the mechanism (governance/metrics.py): every scrape taken while reviews are
+    recorded counts as many decisions as answer times, and a denial's violation with it."""
+    from governance.admission.decider import Verdict
+    from governance.admission.server import Metrics
+
+    metrics, reviews, seen = Metrics(), 600, []
+    denied = Verdict(False, ({"rule": "mirrormaker_scope"},))
+    stop = threading.Event()
+
+    def scrape() -> None:
+        while not stop.is_set():
+            seen.append(generate_latest(metrics.registry).decode())
+
+    scraper = threading.Thread(target=scrape)
+    scraper.start()
+    try:
+        for _ in range(reviews):
+            metrics.record("KafkaMirrorMaker2", denied, 0.003)
+    finally:
+        stop.set()
+        scraper.join()
+    seen.append(generate_latest(metrics.registry).decode())
+
+    def figures(text: str) -> tuple[float, float, float]:
+        found = {(s.name, tuple(sorted(s.labels.items()))): s.value
+                 for family in text_string_to_metric_families(text) for s in family.samples}
+        return (found.get(("mm2gov_admission_decisions_total", (("kind", "KafkaMirrorMaker2"),
+                                                                 ("result", "denied"))), 0),
+                found.get(("mm2gov_admission_violations_total", (("rule", "mirrormaker_scope"),)), 0),
+                found.get(("mm2gov_admission_duration_seconds_count", ()), 0))
+
+    whole = [figures(text) for text in seen]
+    assert whole[-1] == (reviews,) * 3
+    assert len(seen) > 10
+    assert [w for w in whole if len(set(w)) > 1] == []
