@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     DoubleType,
@@ -164,16 +165,26 @@ def frames(spark: SparkSession, schemas: Mapping[str, StructType],
     return {name: rows_frame(spark, list(rows.get(name, ())), schema) for name, schema in schemas.items()}
 
 
+def empty_frame(spark: SparkSession, schema: StructType) -> DataFrame:
+    """A table with no rows that Spark's optimizer knows to be empty (one row of nulls, filtered out by a false
+    condition, becomes an empty local relation): every join and aggregate over it folds to nothing, and no job
+    runs for it. An empty RDD is opaque to the optimizer, so the plans over it still ran their stages (a check
+    whose driver-side table was empty, PRINCIPAL_LOOKALIKE on an estate without look-alikes: 6.1 s against 3.9 s
+    at 2,000 tenants, 2026-11-28)."""
+    nulls = [F.lit(None).cast(column.dataType).alias(column.name) for column in schema.fields]
+    return spark.range(1).select(*nulls).where(F.lit(False))
+
+
 def rows_frame(spark: SparkSession, rows: list[Any], schema: StructType) -> DataFrame:
     """Rows as a DataFrame the JVM scans without a Python worker.
 
     `createDataFrame(list)` makes a Python RDD: every scan of it, in every stage of every check,
     starts Python workers to unpickle rows, which is most of a small audit's time. An empty
-    table is an empty JVM RDD; with a local master the rows go through a JSON-lines file the
+    table is `empty_frame`; with a local master the rows go through a JSON-lines file the
     driver writes (executors share its disk); on a cluster the JSON lines go to the JVM as one
     string and become a local relation of the plan (executors get the rows with their tasks)."""
     if not rows:
-        return spark.createDataFrame(spark.sparkContext.emptyRDD(), schema)
+        return empty_frame(spark, schema)
     local = spark.sparkContext.master.startswith("local")
     names = schema.fieldNames()
     lines = (json.dumps(dict(zip(names, row, strict=True)), separators=(",", ":")) for row in rows)

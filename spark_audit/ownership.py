@@ -110,7 +110,10 @@ def owner_of(cluster: Column, name: Column, lookup: OwnerLookup) -> Column:
 def owners(names: DataFrame, tenancy: Tenancy, kind: str, name: str = "resource_name") -> DataFrame:
     """`names` (with `cluster` and `name` columns) plus owner, owner_origin, owner_flow, owner_prefix
     (all null: nobody owns the name), from the tenant prefixes of `kind` ("topic" or "group")."""
-    best = owner_of(F.col("cluster"), F.col(name), owner_lookup(tenancy, kind)).alias("_best")
+    # Once per row: the lookup's one-element array is exploded (a generator), which a filter on the owner
+    # (`owner IS NOT NULL`, `owner != tenant`) cannot be pushed below. Selected as a plain column, Spark's
+    # optimizer copied the whole lookup into each such filter: three lookups a row in ACL_PREFIX_OVERLAP.
+    best = F.explode(F.array(owner_of(F.col("cluster"), F.col(name), owner_lookup(tenancy, kind)))).alias("_best")
     return names.select("*", best).select(  # two projections: the lookup runs once per row, not per field
         *[F.col(f"`{c}`") for c in names.columns], F.col("_best.tenant").alias("owner"),
         F.col("_best.origin").alias("owner_origin"), F.col("_best.flow_id").alias("owner_flow"),

@@ -18,7 +18,7 @@ from confluent_kafka import Consumer, TopicPartition
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from spark_audit.model import SNAPSHOT_SCHEMAS
+from spark_audit.model import SNAPSHOT_SCHEMAS, empty_frame
 
 SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
@@ -86,7 +86,7 @@ def read_records(spark: SparkSession, alias: str, config: dict[str, Any],
                  window: dict[str, dict[int, tuple[int, int]]], marker_headers: Iterable[str]) -> DataFrame:
     """The `records` table rows of one cluster's window (an empty frame when the window is empty)."""
     if not window:
-        return spark.createDataFrame(spark.sparkContext.emptyRDD(), SNAPSHOT_SCHEMAS["records"])
+        return empty_frame(spark, SNAPSHOT_SCHEMAS["records"])
     return record_rows(kafka_frame(spark, config, window), alias, marker_headers)
 
 
