@@ -49,6 +49,8 @@ lint: python-env
 # driver, not three): 25:37 for 1634, 41.3 CPU-min (26:59 and 42.0 the run before; 32:07 and 49.3 in session 18).
 # Session 22: 22:28 and 27:05 for 1650, 35.3 and 43.2 CPU-min, one tree 20 minutes apart (the machine varies).
 # Session 23: 24:46, 25:16 and 26:19 for 1650-1651, 39.2-42.8 CPU-min; the note has the CPU per component.
+# Session 27 (a new machine of the same kind, quiet): 15:12 for 1698, 24.6 CPU-min, with three workers; four
+# workers took 15:52 and 26.2 CPU-min (a fourth stack; cores were already 80% busy), so three stay.
 # PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 3
 test: setup
