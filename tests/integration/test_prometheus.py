@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -468,13 +469,20 @@ def test_each_flows_series_carry_exactly_its_tenant_and_flow(monitored):
     prometheus = monitored["prometheus"]
     for tenant, flow in monitored["flows"].items():
         job = f"mm2-{flow}"
-        at = present_at(prometheus, f'up{{job="{job}"}} == 1', f"a successful scrape of {job}")
-        [up] = prometheus.query(f'up{{job="{job}"}}', at=at)
+        # The series of the job's current target, once its worker holds tasks: after test_stopping_a_flows_mm2_
+        # pages_its_tenant_only_and_restarting_resolves the job's MM2 is a new process on another port, which may
+        # still be joining its group (a run in random order, seed 864836, found two `up` series of the job; the
+        # restarted worker was then seen with no task yet). The label checks below cover every instance of the job.
+        [current] = [target for target in prometheus.targets if target.job == job]
+        instance = urllib.parse.urlsplit(current.url).netloc
+        at = present_at(prometheus, f'{WORKER_METRIC}{{job="{job}", instance="{instance}"}} > 0',
+                        f"a scrape of {job} with tasks on its worker")
+        [up] = prometheus.query(f'up{{job="{job}", instance="{instance}"}}', at=at)
         assert up.value == 1
         labelled = prometheus.query(f'{{job="{job}", tenant!=""}}', at=at)
         assert labelled and {(s.labels["tenant"], s.labels["flow"]) for s in labelled} == {(tenant, flow)}
         assert not prometheus.query(f'{{job="{job}", flow!="", tenant=""}}', at=at)
-        [worker] = prometheus.query(f'{WORKER_METRIC}{{job="{job}"}}', at=at)
+        [worker] = prometheus.query(f'{WORKER_METRIC}{{job="{job}", instance="{instance}"}}', at=at)
         assert worker.value > 0  # the flow's Connect worker holds tasks
         latency = prometheus.query(f'{LATENCY_METRIC}{{job="{job}"}}', at=at)
         # the tenant's orders, and its probe topic once `probing` (another test here, any order) created it
