@@ -8,6 +8,7 @@ import contextlib
 import json
 import math
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -19,6 +20,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 STR_TAG, INT_TAG, BOOL_TAG, NULL_TAG = (f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "bool", "null"))
 MAP_TAG, SEQ_TAG = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+Render = Callable[[], str]  # how to make a generated file's text, called where (and when) it is written
 
 
 class FastRepresent:

@@ -11,12 +11,13 @@ from pathlib import Path
 from governance import __version__
 from governance.compile.acls import ClusterBindings, desired_bindings
 from governance.compile.mm2 import Mm2Flow, compile_flows
-from governance.compile.monitoring import compile_monitoring
+from governance.compile.monitoring import monitoring_files
 from governance.compile.quotas import desired_quotas
 from governance.compile.strimzi import compile_strimzi
 from governance.compile.strimzi_types import StrimziObject
 from governance.compile.topics import RemoteTopic, remote_topics
 from governance.config.loader import Inventory
+from governance.files import Render
 from governance.model.quota import ClusterQuotas
 from governance.policy.engine import Decision
 from governance.tools import versions
@@ -24,18 +25,18 @@ from governance.tools import versions
 DEFAULT_SECRETS_PATH = "/etc/mm2gov/secrets"
 
 
-class LazyFiles(Mapping[str, str]):
-    """Relative path -> text, computed the first time anything is read: `generate` writes the monitoring
-    files, `apply` and `drift` compile the same desired state and never read them."""
+class LazyFiles(Mapping[str, Render]):
+    """Relative path -> how to render its text, worked out the first time anything is read: `generate`
+    writes the monitoring files, `apply` and `drift` compile the same desired state and never read them."""
 
-    def __init__(self, compute: Callable[[], dict[str, str]]) -> None:
+    def __init__(self, compute: Callable[[], dict[str, Render]]) -> None:
         self._compute = compute
 
     @cached_property
-    def _files(self) -> dict[str, str]:
+    def _files(self) -> dict[str, Render]:
         return self._compute()
 
-    def __getitem__(self, path: str) -> str:
+    def __getitem__(self, path: str) -> Render:
         return self._files[path]
 
     def __iter__(self) -> Iterator[str]:
@@ -50,7 +51,7 @@ class DesiredState:
     bindings: ClusterBindings
     flows: list[Mm2Flow]
     strimzi: list[StrimziObject]
-    monitoring: Mapping[str, str]  # path under OUT/monitoring -> text
+    monitoring: Mapping[str, Render]  # path under OUT/monitoring -> how to render its text
     header: str
     topics: list[RemoteTopic] = field(default_factory=list)  # exact remote topics to create on targets
     principal_tenants: dict[str, str] = field(default_factory=dict)  # principal -> owning tenant (MM2's too)
@@ -95,7 +96,7 @@ def compile_desired(inventory: Inventory, decision: Decision,
         flows=compile_flows(tenancy, inventory.clusters, secrets_path, header),
         strimzi=compile_strimzi(tenancy, inventory.clusters, bindings, versions()["KAFKA_VERSION"], topics,
                                 quotas),
-        monitoring=LazyFiles(partial(compile_monitoring, tenancy, header)),
+        monitoring=LazyFiles(partial(monitoring_files, tenancy, header)),
         header=header,
         topics=topics,
         principal_tenants=tenancy.principal_owners(),

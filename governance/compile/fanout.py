@@ -1,12 +1,13 @@
-"""Per-tenant rendering spread over the machine's cores: the same files, sooner.
+"""Per-file rendering and writing spread over the machine's cores: the same files, sooner.
 
-No tenant's files depend on what rendering another tenant's computes, so `generate` renders them (monitoring,
-MM2 properties and logging, Kubernetes manifests) in forked worker processes, one per core (at most
-MAX_WORKERS), when there are enough of them for the processes to pay for themselves (MIN_ITEMS). Fork, not
-spawn: a worker inherits the resolved tenancy and the rendering function as they are in memory, and only the
-items (tenant names, flow numbers) and the rendered texts cross a pipe. Where fork is not offered or there is
-one core, and for small estates, everything renders in this process. The results are in the items' order
-either way, so the files are the same bytes (tests/unit/test_fanout.py).
+No generated file depends on what rendering another one computes, so `generate` renders and writes them
+(compile.write) in forked worker processes, one per core (at most MAX_WORKERS), when there are enough of them
+for the processes to pay for themselves (MIN_ITEMS). Fork, not spawn: a worker inherits the resolved tenancy
+and the rendering functions as they are in memory, and only the items (file numbers) and small results cross
+a pipe. The items go out in small chunks, taken by whichever worker is free, so a run of costly files (the
+rule tests) does not leave one core idle. Where fork is not offered or there is one core, and for small
+estates, everything runs in this process. The results are in the items' order either way, so the files are
+the same bytes (tests/unit/test_fanout.py).
 """
 
 from __future__ import annotations
@@ -46,6 +47,6 @@ def fan_out(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
     _function = function
     try:
         with multiprocessing.get_context("fork").Pool(count) as pool:
-            return cast("list[R]", pool.map(_call, items, chunksize=max(1, len(items) // (4 * count))))
+            return cast("list[R]", pool.map(_call, items, chunksize=max(1, len(items) // (16 * count))))
     finally:
         _function = None

@@ -9,16 +9,17 @@ as a number, a boolean or null), and nothing a name holds can add a key or a doc
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import TypedDict
 
 import yaml
 
 from governance import resources
-from governance.compile.fanout import fan_out
 from governance.errors import ConfigError
-from governance.files import YAML_DUMPER
+from governance.files import YAML_DUMPER, Render
 
 TEMPLATE = resources.k8s_dir() / "tenant" / "rbac.yaml"  # $MM2GOV_K8S, else the package's copy of k8s/
+PLACEHOLDERS = ("TENANT", "NAMESPACE", "RULES")  # what the template may hold: ${TENANT}, ...
 
 
 class PolicyRule(TypedDict):
@@ -55,13 +56,16 @@ def _filled(node: object, values: Mapping[str, object]) -> object:
 
 
 def tenant_manifests(tenant_namespaces: dict[str, str], tenant_secrets: dict[str, list[str]],
-                     header: str) -> dict[str, str]:
-    """tenant -> a multi-document YAML (Namespace, ServiceAccount, Role, RoleBinding).
+                     header: str) -> dict[str, Render]:
+    """tenant -> how to render its multi-document YAML (Namespace, ServiceAccount, Role, RoleBinding).
 
     `tenant_secrets[tenant]`: the Secrets placed in the tenant's namespace for it
-    (governance.secrets.placement), the only ones its Role may read.
+    (governance.secrets.placement), the only ones its Role may read. The template is read and its
+    placeholders checked here, so rendering (in `generate`'s workers, as each file is written) cannot fail.
     """
     documents: list[object] = list(yaml.safe_load_all(TEMPLATE.read_text(encoding="utf-8")))
+    for document in documents:
+        _filled(document, dict.fromkeys(PLACEHOLDERS))  # raises on a placeholder mm2gov does not fill
 
     def manifest(tenant: str) -> str:
         values = {"TENANT": tenant, "NAMESPACE": tenant_namespaces[tenant],
@@ -69,5 +73,4 @@ def tenant_manifests(tenant_namespaces: dict[str, str], tenant_secrets: dict[str
         return f"{header}\n" + yaml.dump_all([_filled(document, values) for document in documents], Dumper=YAML_DUMPER,
                                              sort_keys=False)
 
-    tenants = sorted(tenant_namespaces)
-    return dict(zip(tenants, fan_out(manifest, tenants), strict=True))
+    return {tenant: partial(manifest, tenant) for tenant in sorted(tenant_namespaces)}

@@ -96,8 +96,8 @@ def test_shown_names_hold_no_line_break_lookup_or_comment(text):
 
 @pytest.mark.parametrize("name", YAML11_NAMES)
 def test_a_tenant_named_like_a_yaml_11_scalar_stays_a_string(name):
-    [text] = tenant_manifests({name: name}, {name: [f"scram-onprem-{name}-app"]}, "# header").values()
-    documents = list(yaml.safe_load_all(text))
+    [render] = tenant_manifests({name: name}, {name: [f"scram-onprem-{name}-app"]}, "# header").values()
+    documents = list(yaml.safe_load_all(render()))
     assert [d["kind"] for d in documents] == ["Namespace", "ServiceAccount", "Role", "RoleBinding"]
     assert documents[0]["metadata"]["name"] == name
     assert all(d["metadata"]["labels"]["mm2gov.io/tenant"] == name for d in documents)
@@ -128,6 +128,23 @@ def test_an_unknown_placeholder_in_the_template_is_an_error_not_text(monkeypatch
     monkeypatch.setattr(k8s_tenants, "TEMPLATE", template)
     with pytest.raises(ConfigError, match=r"unknown placeholder \$\{UID\}"):
         tenant_manifests({"hr": "hr"}, {}, "# header")
+
+
+def test_a_template_generate_cannot_fill_writes_nothing(monkeypatch, tmp_path):
+    """Files are rendered as they are written (in generate's workers): what would make a rendering fail is found
+    while planning, before the first file is written."""
+    from governance.cli import _desired_state
+    from governance.compile import k8s_tenants
+    from governance.compile.write import write_outputs
+    from governance.errors import ConfigError
+
+    template = tmp_path / "rbac.yaml"
+    template.write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${NAMESPACE}\n  uid: ${UID}\n")
+    monkeypatch.setattr(k8s_tenants, "TEMPLATE", template)
+    _, state = _desired_state(ACME, None, "/etc/mm2gov/secrets")
+    with pytest.raises(ConfigError, match=r"unknown placeholder \$\{UID\}"):
+        write_outputs(state, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_topics_whose_names_fold_alike_each_keep_their_kafka_topic(tmp_path):

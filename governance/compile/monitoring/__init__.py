@@ -25,9 +25,11 @@ package's names are theirs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import yaml
 
-from governance.compile.fanout import fan_out
 from governance.compile.monitoring.common import (
     ALERT_SECRETS_PATH,
     LATENCY_METRIC,
@@ -45,45 +47,57 @@ from governance.compile.monitoring.dashboards import (
     grafana_dashboard,
     regex_literal,
 )
-from governance.compile.monitoring.jmx import JmxExporterConfig, jmx_exporter_config, source_pattern, worker_pattern
-from governance.compile.monitoring.routes import AlertmanagerRoutes, alertmanager_routes
-from governance.compile.monitoring.rule_tests import Neighbours, RuleTestFile, rule_tests
+from governance.compile.monitoring.jmx import jmx_exporter_config, source_pattern, worker_pattern
+from governance.compile.monitoring.routes import alertmanager_routes
+from governance.compile.monitoring.rule_tests import Neighbours, rule_tests
 from governance.compile.monitoring.rules import RuleFile, alert_rules, rules_file
-from governance.files import YAML_DUMPER, indented_json
-from governance.model.tenancy import Tenancy
+from governance.files import YAML_DUMPER, Render, indented_json
+from governance.model.tenancy import Flow, Tenancy
 
 __all__ = [
     "ALERT_SECRETS_PATH", "FLOW_VARIABLE", "LATENCY_METRIC", "PROBE_METRIC", "RATE_INTERVAL",
     "RECORD_AGE_METRIC", "WORKER_METRIC", "alert_rules", "alertmanager_routes", "compile_monitoring", "flows_regex",
-    "grafana_dashboard", "jmx_exporter_config", "label_safe", "probed", "promql_string", "regex_literal",
-    "rule_tests", "rules_file", "source_pattern", "worker_pattern",
+    "grafana_dashboard", "jmx_exporter_config", "label_safe", "monitoring_files", "probed", "promql_string",
+    "regex_literal", "rule_tests", "rules_file", "source_pattern", "worker_pattern",
 ]
 
 
-def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
-    """Relative path -> file text; YAML files carry the generated-by header, JSON files a field.
+def monitoring_files(tenancy: Tenancy, header: str) -> dict[str, Render]:
+    """Relative path -> how to render its text; YAML files carry the generated-by header, JSON files a field.
 
     Every file is one tenant's, but the Alertmanager routes, and costs the same whatever the number of
-    tenants (the rule tests read a bounded set of other tenants: rule_tests.Neighbours).
+    tenants (the rule tests read a bounded set of other tenants: rule_tests.Neighbours). Only the paths and
+    what each file reads are computed here; `generate` renders and writes the files in its forked workers
+    (compile.write), so no text crosses a pipe.
     """
-    def as_yaml(data: JmxExporterConfig | RuleTestFile | RuleFile | AlertmanagerRoutes) -> str:
-        return header + "\n" + yaml.dump(data, Dumper=YAML_DUMPER, sort_keys=False, allow_unicode=True)
-
     tenants = sorted(tenancy.tenants)
     flows = {tenant: list(label_safe(tenancy.tenants[tenant].flows)) for tenant in tenants}
     neighbours = Neighbours(tenant for tenant in tenants if flows[tenant])
-
-    def tenant_files(tenant: str) -> list[tuple[str, str]]:
-        files, owned = [], flows[tenant]
+    files: dict[str, Render] = {}
+    for tenant in tenants:
+        owned = flows[tenant]
         if owned:
-            files.append((f"jmx/{tenant}.yaml", as_yaml(jmx_exporter_config(tenant, owned))))
-            files.append((f"prometheus/{rules_file(tenant)}", as_yaml({"groups": [alert_rules(tenant, owned)]})))
             loaded = {owner: flows[owner] for owner in [tenant, *neighbours.of(tenant)]}
-            files.append((f"prometheus/tests/{tenant}.yaml", as_yaml(rule_tests(tenant, loaded))))
-        dashboard = {"__generated": header.lstrip("# "), **grafana_dashboard(tenant, [f.id for f in flows[tenant]])}
-        files.append((f"grafana/{tenant}.json", indented_json(dashboard, indent=1) + "\n"))
-        return files
-
-    files = {path: text for rendered in fan_out(tenant_files, tenants) for path, text in rendered}
-    files["alertmanager/routes.yaml"] = as_yaml(alertmanager_routes(tenants))
+            files[f"jmx/{tenant}.yaml"] = partial(_yaml, header, jmx_exporter_config, tenant, owned)
+            files[f"prometheus/{rules_file(tenant)}"] = partial(_yaml, header, _rule_groups, tenant, owned)
+            files[f"prometheus/tests/{tenant}.yaml"] = partial(_yaml, header, rule_tests, tenant, loaded)
+        files[f"grafana/{tenant}.json"] = partial(_dashboard, header, tenant, [f.id for f in owned])
+    files["alertmanager/routes.yaml"] = partial(_yaml, header, alertmanager_routes, tenants)
     return files
+
+
+def compile_monitoring(tenancy: Tenancy, header: str) -> dict[str, str]:
+    """Relative path -> file text (monitoring_files, rendered here)."""
+    return {path: render() for path, render in monitoring_files(tenancy, header).items()}
+
+
+def _yaml(header: str, build: Callable[..., object], *args: object) -> str:
+    return header + "\n" + yaml.dump(build(*args), Dumper=YAML_DUMPER, sort_keys=False, allow_unicode=True)
+
+
+def _rule_groups(tenant: str, flows: list[Flow]) -> RuleFile:
+    return {"groups": [alert_rules(tenant, flows)]}
+
+
+def _dashboard(header: str, tenant: str, flow_ids: list[str]) -> str:
+    return indented_json({"__generated": header.lstrip("# "), **grafana_dashboard(tenant, flow_ids)}, indent=1) + "\n"

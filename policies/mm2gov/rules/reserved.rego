@@ -22,11 +22,22 @@ claims(prefix, entry) if {
 
 claims(prefix, entry) if startswith(entry.text, prefix)
 
+# The prefixes that can claim a reserved entry of `kind`, found with two native prefix matches against all
+# the entries at once (most prefixes claim nothing: only these are compared with each entry).
+may_claim(kind, prefix) if strings.any_prefix_match(reserved_texts[kind], prefix)
+
+may_claim(kind, prefix) if strings.any_prefix_match(prefix, reserved_prefixes[kind])
+
+reserved_texts[kind] := {entry.text | some entry in reserved(kind)} if some kind, _ in kinds
+
+reserved_prefixes[kind] := {entry.text | some entry in reserved(kind); entry.prefix} if some kind, _ in kinds
+
 violations contains lib.violation("reserved_name_claimed", "critical", name, msg, loc) if {
 	some kind, field in kinds
-	some entry in reserved(kind)
 	some name, tenant in input.tenants
 	some i, prefix in tenant[field]
+	may_claim(kind, prefix)
+	some entry in reserved(kind)
 	claims(prefix, entry)
 	msg := sprintf(
 		"tenant %s: %s prefix '%s' covers the reserved %s '%s' (%s); no tenant may claim it, so choose a prefix made of the tenant's own name, e.g. '%s%s'",
@@ -56,6 +67,7 @@ violations contains lib.violation("reserved_principal", "critical", name, msg, l
 	canonical := canonical_principal(principal)
 	startswith(canonical, "user:")
 	user := substring(canonical, 5, -1)
+	may_claim_user(user)
 	some entry in reserved("user")
 	canonical_claims(user, entry)
 	msg := sprintf(
@@ -64,6 +76,15 @@ violations contains lib.violation("reserved_principal", "critical", name, msg, l
 	)
 	loc := lib.location(sprintf("tenants/%s/principals/%d/name", [name, i]))
 }
+
+# The users that can claim a reserved user (canonical_claims), by a set lookup and a native prefix match.
+may_claim_user(user) if user in reserved_users
+
+may_claim_user(user) if strings.any_prefix_match(user, reserved_user_prefixes)
+
+reserved_users := {canonical_entry(entry) | some entry in reserved("user")}
+
+reserved_user_prefixes := {canonical_entry(entry) | some entry in reserved("user"); entry.prefix}
 
 user_claims(user, entry) if {
 	entry.prefix
