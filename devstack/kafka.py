@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from devstack import tools
+from devstack.cds import ClassArchive
 from devstack.files import write_private, write_public
 from devstack.process import (
     LOOPBACK,
@@ -194,24 +195,28 @@ class KafkaCluster:
         if not (self.home / "data" / "meta.properties").exists():
             self._format_storage()
 
-    def _java(self, main_class: str, *args: str) -> list[str]:
-        dist = self.dist
+    def _java(self, archive: ClassArchive, main_class: str, *args: str) -> list[str]:
         return [
-            str(tools.java()), *JVM_OPTS,
+            str(tools.java()), *JVM_OPTS, *archive.options(),
             f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
-            "-cp", dist.classpath, main_class, *args,
+            "-cp", self.dist.classpath, main_class, *args,
         ]
+
+    def _archive(self, main_class: str) -> ClassArchive:
+        return ClassArchive.of(self.dist.classpath, main_class, JVM_OPTS)
 
     def _format_storage(self) -> None:
         import subprocess
 
         cluster_id = kraft_cluster_id()
+        archive = self._archive("kafka.tools.StorageTool")
         argv = self._java(
-            "kafka.tools.StorageTool", "format", "-t", cluster_id,
+            archive, "kafka.tools.StorageTool", "format", "-t", cluster_id,
             "-c", str(self.home / "server.properties"),
             "--add-scram", f"SCRAM-SHA-512=[name={ADMIN_USER},password={self.admin_password.reveal()}]",
         )
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        archive.keep(done.returncode)
         if done.returncode != 0:
             output = (done.stdout + done.stderr).replace(self.admin_password.reveal(), "<redacted>")
             raise DevstackError(f"kafka-{self.name}: formatting KRaft storage failed:\n{output[-2000:]}")
@@ -236,11 +241,13 @@ class KafkaCluster:
                 self._choose_new_ports()
                 continue
             self._prepare()
+            archive = self._archive("kafka.Kafka")
             self.process = ManagedProcess(
                 name=f"kafka-{self.name}",
-                argv=self._java("kafka.Kafka", str(self.home / "server.properties")),
+                argv=self._java(archive, "kafka.Kafka", str(self.home / "server.properties")),
                 log_path=self.home / "kafka.log",
                 cwd=self.home,
+                after_exit=archive.keep,
             )
             log_start = self.process.log_path.stat().st_size if self.process.log_path.exists() else 0
             self.process.start()

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from devstack import tools
+from devstack.cds import ClassArchive
 from devstack.files import write_public
 from devstack.kafka import JVM_OPTS, LOG4J2
 from devstack.process import LOOPBACK, ManagedProcess, ensure_port_free, free_port
@@ -84,15 +85,17 @@ class MirrorMaker:
             self.metrics_port = self.metrics_port or free_port()
             ensure_port_free(self.metrics_port, f"{self.process_name} metrics")
             agent = [f"-javaagent:{tools.jmx_exporter_agent()}={LOOPBACK}:{self.metrics_port}:{self.metrics_config}"]
+        archive = ClassArchive.of(classpath, MAIN_CLASS, self.jvm_options)
         self.process = ManagedProcess(
             name=self.process_name,
             argv=[
-                str(java), *self.jvm_options, *agent, f"-Dlog4j2.configurationFile={log4j}",
+                str(java), *self.jvm_options, *archive.options(), *agent, f"-Dlog4j2.configurationFile={log4j}",
                 f"-D{LOG_DIR_PROPERTY}={self.home}",
                 "-cp", classpath, MAIN_CLASS, str(self.properties),
             ],
             log_path=self.log_path,
             cwd=self.home,
+            after_exit=archive.keep,
         )
         self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         self.process.start()
@@ -135,6 +138,7 @@ class MirrorMaker:
         if self.process and self.process.popen:
             os.kill(self.process.popen.pid, signal.SIGKILL)
             self.process.popen.wait(timeout)
+            self.process.reap()
 
 
 def node_key(flow_id: str, node: int) -> str:

@@ -121,11 +121,10 @@ class Stack:
                 results = pool.map(lambda name: stop_pid(pids[name], must_contain=str(self.run_dir)), wave)
                 stopped += [name for name, done in zip(wave, results, strict=True) if done]
         for process in self._processes():
-            if process.popen is not None:
-                process.popen.poll()  # reap our own children
+            process.reap()  # our own children
         for mm2 in self.mirrormakers.values():
-            if mm2.process and mm2.process.popen is not None:
-                mm2.process.popen.poll()
+            if mm2.process:
+                mm2.process.reap()
         if self.state_path.exists():
             self.state_path.unlink()
         return stopped

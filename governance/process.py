@@ -102,6 +102,7 @@ class ManagedProcess:
     log_path: Path
     cwd: Path | None = None
     env: dict[str, str] | None = None
+    after_exit: Callable[[int | None], None] | None = None  # called with the exit code once stop() has seen it end
     popen: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     def start(self) -> int:
@@ -154,6 +155,13 @@ class ManagedProcess:
         if self.popen is not None:
             stop_pid(self.popen.pid, timeout)
             self.popen.wait(timeout=5)
+            self.reap()
+
+    def reap(self) -> None:
+        """Collect the exit of a process that has ended (by stop(), or stopped by PID elsewhere) and run its
+        after_exit; nothing while it runs."""
+        if self.popen is not None and self.popen.poll() is not None and self.after_exit is not None:
+            self.after_exit(self.popen.returncode)
 
 
 def pid_alive(pid: int) -> bool:

@@ -1,3 +1,4 @@
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -56,3 +57,20 @@ def test_stop_refuses_a_process_that_is_not_ours(tmp_path):
     finally:
         process.stop()
     assert not pid_alive(pid)
+
+
+def test_after_exit_sees_the_exit_code_whichever_way_the_process_was_stopped(tmp_path):
+    """stop(), or stop_pid by PID and then reap() (the stack's `down`): after_exit runs once the process has ended,
+    with its code (devstack/cds.py keeps a JVM's class archive only after a clean end)."""
+    seen: list[int | None] = []
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    by_stop = ManagedProcess("a", sleeper, tmp_path / "a.log", after_exit=seen.append)
+    by_stop.start()
+    by_stop.reap()
+    assert seen == []  # still running: nothing to collect
+    by_stop.stop()
+    by_pid = ManagedProcess("b", sleeper, tmp_path / "b.log", after_exit=seen.append)
+    pid = by_pid.start()
+    assert stop_pid(pid, timeout=10)
+    by_pid.reap()
+    assert seen == [-signal.SIGTERM, -signal.SIGTERM]
