@@ -28,6 +28,9 @@ from governance.secrets.store import SecretStore
 
 log = logging.getLogger("mm2gov.probe")
 TIMEOUT = 15.0  # one broker request
+# What a broker answers about a partition of a topic created an instant ago, until its leader is known everywhere
+SETTLING = frozenset({KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE,
+                      KafkaError.UNKNOWN_TOPIC_OR_PART})
 GRACE = 1.0  # seconds read on after every canary arrived, so late duplicates are seen
 
 
@@ -212,12 +215,20 @@ class TargetReader:
         self.consumer.close()
 
     def mark(self) -> None:
-        """Remember where every partition ends now (none yet: the topic is not on the target yet)."""
+        """Remember where every partition ends now (none yet: the topic is not on the target yet). A topic MM2
+        has just created may not have its leader known to every broker yet (SETTLING): asked again for up to
+        TIMEOUT."""
         for partition in range(_partitions(self.alias, self.consumer, self.topic)):
-            try:
-                _, high = self.consumer.get_watermark_offsets(TopicPartition(self.topic, partition), timeout=TIMEOUT)
-            except KafkaException as exc:
-                raise _failure(self.alias, f"end offsets of {self.topic}", exc) from None
+            deadline = time.monotonic() + TIMEOUT
+            while True:
+                try:
+                    _, high = self.consumer.get_watermark_offsets(TopicPartition(self.topic, partition),
+                                                                  timeout=TIMEOUT)
+                    break
+                except KafkaException as exc:
+                    if not (exc.args[0].code() in SETTLING and time.monotonic() < deadline):
+                        raise _failure(self.alias, f"end offsets of {self.topic}", exc) from None
+                    time.sleep(0.2)
             self.start[partition] = high
 
     def read(self, expected: set[tuple[int, int]], run: str, deadline: float,

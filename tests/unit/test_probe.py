@@ -119,3 +119,47 @@ def test_a_swapped_pair_is_one_reordered_canary():
     result = assess(RUN, sent, received)
     assert result.reordered == 1
     assert misses(result, Slo(latency_p99_ms=10_000)) == ["1 canaries out of order (SLO: at most 0)"]
+
+
+class _Consumer:
+    """A consumer whose first answers are broker errors. A mock: NOT_LEADER_FOR_PARTITION comes from a real broker
+    only in the instant after a topic is created (seen once in a suite run), not on demand."""
+
+    def __init__(self, errors: list[int]) -> None:
+        self.errors, self.asked = errors, 0
+
+    def list_topics(self, topic, timeout):
+        from types import SimpleNamespace
+        return SimpleNamespace(topics={topic: SimpleNamespace(error=None, partitions={0: None})})
+
+    def get_watermark_offsets(self, partition, timeout):
+        from confluent_kafka import KafkaError, KafkaException
+        self.asked += 1
+        if self.errors:
+            raise KafkaException(KafkaError(self.errors.pop(0)))
+        return 0, 42
+
+
+def _reader(consumer: _Consumer):
+    from governance.probe.live import TargetReader
+    reader = object.__new__(TargetReader)
+    reader.alias, reader.topic, reader.consumer, reader.start = "target", "source.t.mm2gov-probe", consumer, {}
+    return reader
+
+
+def test_end_offsets_of_a_topic_whose_leader_is_not_known_yet_are_asked_again():
+    from confluent_kafka import KafkaError
+    consumer = _Consumer([KafkaError.NOT_LEADER_FOR_PARTITION, KafkaError.LEADER_NOT_AVAILABLE])
+    reader = _reader(consumer)
+    reader.mark()
+    assert reader.start == {0: 42} and consumer.asked == 3
+
+
+def test_an_error_that_asking_again_cannot_mend_fails_at_once():
+    from confluent_kafka import KafkaError
+
+    from governance.errors import RuntimeFailure
+    consumer = _Consumer([KafkaError.TOPIC_AUTHORIZATION_FAILED])
+    with pytest.raises(RuntimeFailure, match=r"end offsets of source\.t\.mm2gov-probe"):
+        _reader(consumer).mark()
+    assert consumer.asked == 1
