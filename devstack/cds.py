@@ -15,6 +15,7 @@ dump notes every class it leaves out), so the programs' logs are what they were.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -44,11 +45,15 @@ class ClassArchive:
         return cls(folder / f"{key}.jsa", folder / f"{key}.{uuid.uuid4().hex}.part")
 
     def options(self) -> list[str]:
-        """The JVM options of a launch: map the archive, or write it at exit when there is none yet."""
+        """The JVM options of a launch: map the archive, or write it at exit when there is none yet; none when
+        the cache cannot hold one (an archive only ever saves CPU: it never stops a JVM from starting)."""
         if self.path.is_file():
             return [QUIET, f"-XX:SharedArchiveFile={self.path}"]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        _remove_stale(self.path.parent)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _remove_stale(self.path.parent)
+        except OSError:
+            return []
         return [QUIET, f"-XX:ArchiveClassesAtExit={self.part}"]
 
     def keep(self, exit_code: int | None) -> None:
@@ -56,10 +61,12 @@ class ClassArchive:
         no other JVM's came first); otherwise it is removed."""
         if not self.part.exists():
             return
-        if exit_code is not None and (exit_code >= 0 or exit_code == -signal.SIGTERM) and not self.path.exists():
-            os.replace(self.part, self.path)
-        else:
-            self.part.unlink(missing_ok=True)
+        clean = exit_code is not None and (exit_code >= 0 or exit_code == -signal.SIGTERM)
+        with contextlib.suppress(OSError):  # a cache that cannot take it: the next JVM writes one again
+            if clean and not self.path.exists():
+                os.replace(self.part, self.path)
+            else:
+                self.part.unlink(missing_ok=True)
 
 
 def _jars(classpath: str) -> list[Path]:

@@ -69,3 +69,12 @@ def test_a_later_dump_never_replaces_the_archive(kafka):
     archive.part.write_bytes(b"another JVM's dump")
     archive.keep(143)
     assert archive.path.read_bytes() == b"the archive" and not archive.part.exists()
+
+
+def test_a_cache_that_cannot_hold_an_archive_starts_the_jvm_without_one(kafka, tmp_path, monkeypatch):
+    (tmp_path / "cds").write_text("a file where the folder would be")  # mkdir fails as on a read-only cache
+    archive = ClassArchive.of(kafka[0], MAIN, ())
+    assert archive.options() == []
+    done = run(kafka, archive)
+    assert done.returncode == 0 and "usage" in done.stdout.lower()
+    archive.keep(done.returncode)  # nothing to keep, nothing raised
