@@ -51,8 +51,9 @@ lint: python-env
 # Session 23: 24:46, 25:16 and 26:19 for 1650-1651, 39.2-42.8 CPU-min; the note has the CPU per component.
 # Session 27 (a new machine of the same kind, quiet): 15:12 for 1698, 24.6 CPU-min, with three workers; four
 # workers took 15:52 and 26.2 CPU-min (a fourth stack; cores were already 80% busy), so three stay.
-# Session 28: the brokers and MM2s start from class-data-sharing archives (devstack/cds.py): 14:47 for 1709,
-# 22.1 CPU-min, once the archives exist; 15:19 and 25.0 CPU-min for the run that wrote them.
+# Session 28: the brokers and MM2s start from class-data-sharing archives (devstack/cds.py): 14:47, 13:24 and
+# 15:12 for 1709-1710, 21.3-23.8 CPU-min, once the archives exist; 15:19 and 25.0 CPU-min for the run that
+# wrote them.
 # PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 3
 test: setup
