@@ -102,7 +102,7 @@ class ManagedProcess:
     log_path: Path
     cwd: Path | None = None
     env: dict[str, str] | None = None
-    after_exit: Callable[[int | None], None] | None = None  # called with the exit code once stop() has seen it end
+    after_exit: Callable[[int | None], None] | None = None  # with the exit code, once stop() or reap() sees it end
     popen: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     def start(self) -> int:
