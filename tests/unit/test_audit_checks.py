@@ -35,7 +35,7 @@ from spark_audit.checks.common import DATA_SEVERITY
 from spark_audit.evidence import REACH, REACH_UNKNOWN, reach_of
 from spark_audit.findings import COLUMNS
 from spark_audit.model import acl_row, snapshot_frames, tenancy_frames
-from spark_audit.ownership import owners
+from spark_audit.ownership import owned_resources, owners
 from spark_audit.report import AuditRun, access_matrix, replication_summary
 from spark_audit.run import run_checks
 from spark_audit.tenancy import Mm2ScopeRow, build_tenancy, tenancy_rows
@@ -866,6 +866,22 @@ def test_the_owner_lookup_runs_once_a_row_whatever_filters_follow(spark):
              .filter(F.col("owner") != F.col("tenant")))
     assert found._jdf.queryExecution().optimizedPlan().toString().count("md5(") == 2
     assert [(r.resource_name, r.owner, r.owner_prefix) for r in found.collect()] == [("a.b.c", "inner", "a.b.")]
+
+def test_owned_resources_are_read_from_their_data_not_from_the_lookup_that_computed_them(spark):
+    """Several checks read the owned resources in many stages: each of those tasks carried the plan that
+    computed them, the ownership lookup (a literal the size of every declared prefix) included, while they were
+    cached; checkpointed, their plan is their data. Computed once for several threads (run_checks' pool)."""
+    tenancy = tenancy_frames(spark, {"tenant_prefixes": [("outer", "topic", "a.", None, "own", None),
+                                                         ("inner", "topic", "a.b.", None, "own", None)]})
+    snapshot = snapshot_frames(spark, {"topics": [("y", "a.b.c", 1), ("y", "a.c", 1), ("y", "b", 1)]})
+    with ThreadPoolExecutor(4) as pool:
+        frames = list(pool.map(lambda _: owned_resources(snapshot, tenancy), range(4)))
+    assert all(frame is frames[0] for frame in frames)
+    plan = frames[0]._jdf.queryExecution().optimizedPlan().toString()
+    assert "md5(" not in plan and "from_json" not in plan and "a.b." not in plan, plan
+    assert sorted((r.resource_name, r.owner) for r in frames[0].collect()) == [
+        ("a.b.c", "inner"), ("a.c", "outer"), ("b", None)]
+
 
 # The planted-leak estate (LEAKS) is judged against examples/acme, which sizes no flow: a check about sized flows
 # cannot fire there, and is tested on the sized acme repo instead (below, and audits/<check>/ fixtures).
