@@ -12,11 +12,11 @@ chars) and equi-joined on stem = prefix: linear in the total length of names.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -50,13 +50,11 @@ KEYS_PER_BUCKET = 4
 _OWNED_LOCK = threading.Lock()
 
 
-def _bucket(key: str, buckets: int) -> int:
-    """The bucket of `key`: the first 24 bits of its MD5, mod `buckets` (as `_bucket_column` in Spark)."""
-    return int(hashlib.md5(key.encode()).hexdigest()[:6], 16) % buckets
-
-
 def _bucket_column(key: Column, buckets: int) -> Column:
-    return (F.conv(F.substring(F.md5(key), 1, 6), 16, 10).cast("long") % F.lit(buckets)).cast("int")
+    """The bucket of `key`: Spark's own hash of it (Murmur3), mod `buckets`. The table is filled with the hashes
+    Spark computed for its keys (`owner_lookup`), so the side that fills it and the side that reads it cannot
+    disagree: before, the bucket was an MD5 computed once in Python and once in Spark, two implementations."""
+    return F.pmod(F.hash(key), F.lit(buckets))
 
 
 @dataclass(frozen=True)
@@ -77,19 +75,20 @@ def owner_lookup(tenancy: Tenancy, kind: str) -> OwnerLookup:
     if memo not in tenancy.memo:
         # One row holding every prefix as JSON, not a Row per prefix: 5,000 tenants declare 55,000 prefixes,
         # and making a Row of each and reading its fields took 2.9 s of the driver's time (2026-11-29).
-        declared = tenancy.tenant_prefixes.filter(F.col("kind") == kind).select(
-            F.to_json(F.collect_list(F.struct("tenant", "origin", "prefix", "cluster", "flow_id")))).first()
-        rows: list[dict[str, str]] = json.loads(declared[0]) if declared and declared[0] else []  # nulls left out
-        entries: dict[str, dict[str, str | None]] = {}
+        key = F.concat(F.coalesce("cluster", F.lit("")), F.lit(SEPARATOR), "prefix")
+        declared = tenancy.tenant_prefixes.filter(F.col("kind") == kind).select(F.to_json(F.collect_list(
+            F.struct("tenant", "origin", "prefix", "cluster", "flow_id", F.hash(key).alias("hash"))))).first()
+        rows: list[dict[str, Any]] = json.loads(declared[0]) if declared and declared[0] else []  # nulls left out
+        entries: dict[str, tuple[int, dict[str, str | None]]] = {}
         for row in sorted(rows, key=lambda r: (r["tenant"], r["origin"], r["prefix"], r.get("cluster", ""))):
-            entries[f"{row.get('cluster', '')}{SEPARATOR}{row['prefix']}"] = {
+            entries[f"{row.get('cluster', '')}{SEPARATOR}{row['prefix']}"] = (row["hash"], {
                 "tenant": row["tenant"], "origin": row["origin"], "flow_id": row.get("flow_id"),
-                "prefix": row["prefix"]}
+                "prefix": row["prefix"]})
         buckets = max(1, len(entries) // KEYS_PER_BUCKET)
         table: list[dict[str, dict[str, str | None]]] = [{} for _ in range(buckets)]
-        for key, owner in entries.items():
-            table[_bucket(key, buckets)][key] = owner
-        lengths = tuple(sorted({len(owner["prefix"] or "") for owner in entries.values()}))
+        for name, (hashed, owner) in entries.items():
+            table[hashed % buckets][name] = owner  # Python's % of a negative hash is Spark's pmod
+        lengths = tuple(sorted({len(owner["prefix"] or "") for _, owner in entries.values()}))
         tenancy.memo[memo] = OwnerLookup(json.dumps(table, sort_keys=True), buckets, lengths)
     return tenancy.memo[memo]
 

@@ -855,7 +855,7 @@ def test_the_owner_lookup_runs_once_a_row_whatever_filters_follow(spark):
     """Filters on the owner stay above the lookup. Spark's optimizer copies a projected expression into each
     filter it pushes below the projection, and the lookup (a hash per prefix length, for the cluster's key and
     the every-cluster key) ran three times a row in ACL_PREFIX_OVERLAP, whose owner is filtered twice. Counted
-    in the optimized plan: one lookup holds two md5 calls; three copies held six."""
+    in the optimized plan: one lookup holds two hash calls; three copies held six."""
     from pyspark.sql import functions as F
 
     tenancy = tenancy_frames(spark, {"tenant_prefixes": [("outer", "topic", "a.", None, "own", None),
@@ -864,7 +864,7 @@ def test_the_owner_lookup_runs_once_a_row_whatever_filters_follow(spark):
                                   "cluster string, resource_name string, tenant string")
     found = (owners(names, tenancy, "topic").filter(F.col("owner").isNotNull())
              .filter(F.col("owner") != F.col("tenant")))
-    assert found._jdf.queryExecution().optimizedPlan().toString().count("md5(") == 2
+    assert found._jdf.queryExecution().optimizedPlan().toString().count("hash(concat(") == 2
     assert [(r.resource_name, r.owner, r.owner_prefix) for r in found.collect()] == [("a.b.c", "inner", "a.b.")]
 
 def test_owned_resources_are_read_from_their_data_not_from_the_lookup_that_computed_them(spark):
@@ -878,7 +878,7 @@ def test_owned_resources_are_read_from_their_data_not_from_the_lookup_that_compu
         frames = list(pool.map(lambda _: owned_resources(snapshot, tenancy), range(4)))
     assert all(frame is frames[0] for frame in frames)
     plan = frames[0]._jdf.queryExecution().optimizedPlan().toString()
-    assert "md5(" not in plan and "from_json" not in plan and "a.b." not in plan, plan
+    assert "hash(" not in plan and "from_json" not in plan and "a.b." not in plan, plan
     assert sorted((r.resource_name, r.owner) for r in frames[0].collect()) == [
         ("a.b.c", "inner"), ("a.c", "outer"), ("b", None)]
 
