@@ -53,7 +53,7 @@ lint: python-env
 # workers took 15:52 and 26.2 CPU-min (a fourth stack; cores were already 80% busy), so three stay.
 # Session 28: the brokers and MM2s start from class-data-sharing archives (devstack/cds.py): 14:47, 13:24 and
 # 15:12 for 1709-1710, 21.3-23.8 CPU-min, once the archives exist; 15:19 and 25.0 CPU-min for the run that
-# wrote them.
+# wrote them. Session 29: 13:57 for 1710 (22.1 CPU-min) and 12:58 for 1711 (20.7 CPU-min).
 # PYTEST_WORKERS=N sets another.
 PYTEST_WORKERS ?= 3
 test: setup
