@@ -7,7 +7,9 @@ them (a fresh `mm2gov` process each, OPA started by mm2gov):
   pairwise rules find them through indexes, at every size), and `plan --format json` against a base where
   every 100th tenant lacks its reader principal and one topic pattern (so the plan grows with the estate);
 - `generate`, then the same bytes written again from memory in this process into a fresh folder (the floor:
-  what writing the output costs without computing it);
+  what writing the output costs without computing it), then generate's steps timed one by one in a process
+  of their own (bench/generate_phases.py: importing, loading, OPA's decision, compiling, rendering and
+  writing; its files checked to be the same): what of generate's time no rendering change can remove;
 - `apply --dry-run` (its text: one line per change) against real brokers: the local stack's Kafka clusters
   (devstack), one per cluster alias of the repo, as they start (nothing applied yet: the plan creates
   everything);
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import math
 import os
 import shutil
@@ -205,6 +208,20 @@ def compile_bytecode() -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def generate_phases(repo: Path, out: Path, expected: dict[Path, bytes]) -> dict[str, float]:
+    """The seconds of each step of one generate (bench/generate_phases.py, a fresh process), its files checked
+    to be `expected` (the end-to-end run's)."""
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "generate_phases.py"), str(repo), str(out)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"bench/generate_phases.py failed ({done.returncode}): {done.stderr[-3000:]}")
+    if folder_bytes(out) != expected:
+        raise SystemExit("bench/generate_phases.py wrote other files than mm2gov generate")
+    shutil.rmtree(out)
+    phases: dict[str, float] = json.loads(done.stdout)
+    return phases
+
+
 def write_from_memory(files: dict[Path, bytes], into: Path) -> float:
     """Seconds to write `files` under `into` (folders made as needed): the floor under generate."""
     began = time.perf_counter()
@@ -237,8 +254,12 @@ def bench_generate(work: Path, tenants: int) -> Run:
     files = folder_bytes(work / "out")
     floor = min(write_from_memory(files, work / f"floor{k}") for k in range(2))
     run.output_bytes = sum(map(len, files.values()))
+    phases = generate_phases(head, work / "phases-out", files)
+    before_rendering = phases["imports"] + phases["load (OPA starting meanwhile)"] + phases["policy decision (OPA)"]
     run.note = (f"{len(files)} files; the same bytes from memory {floor:.2f} s: generate is "
-                f"{run.seconds / floor:.1f}x that")
+                f"{run.seconds / floor:.1f}x that. Its steps, in a run of their own: "
+                + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in phases.items())
+                + f"; importing, loading and OPA's decision alone are {before_rendering / floor:.1f}x the floor")
     for k in range(2):
         shutil.rmtree(work / f"floor{k}")
     return run
