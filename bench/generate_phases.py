@@ -4,7 +4,8 @@ Run in a fresh process by bench/scale.py beside its end-to-end `generate` (or al
 is measured as a command pays it. The steps are those of `mm2gov generate` (governance/cli/deploy.py):
 importing the modules it uses; loading the repo while OPA starts (`decide_repo`); OPA's decision on it;
 compiling the desired state; rendering and writing the files (`write_outputs`, forked workers). The
-process's garbage collector is set as `mm2gov`'s entry point sets it. Prints one JSON object of seconds.
+process's garbage collector is set as `mm2gov`'s entry point sets it. Prints one JSON object: the seconds
+of each step, and of the steps before rendering (importing, loading, the decision) together.
 
 Usage: python bench/generate_phases.py REPO OUT
 """
@@ -45,13 +46,15 @@ def main() -> None:
         mark = lap("load (OPA starting meanwhile)", mark)
         decision = session.decide(inventory)
         mark = lap("policy decision (OPA)", mark)
+        before_rendering = mark - began
+    mark = lap("stopping OPA", mark)  # as decide_repo does before generate compiles
     if decision.at_or_above("high"):  # generate refuses such a repo; the bench's estates have none
         raise SystemExit(f"{repo}: high or critical violations, generate would refuse it")
     state = compile_desired(inventory, decision)
     mark = lap("compile", mark)
     write_outputs(state, out, placement(state, inventory.clusters).tenant_secrets(state))
     lap("render and write", mark)
-    print(json.dumps(phases))
+    print(json.dumps({"steps": phases, "before_rendering": before_rendering}))
 
 
 if __name__ == "__main__":

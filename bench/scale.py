@@ -50,6 +50,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # Run as a script, Python puts bench/ first on the path, where a module may shadow the stdlib's
@@ -208,9 +209,16 @@ def compile_bytecode() -> None:
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def generate_phases(repo: Path, out: Path, expected: dict[Path, bytes]) -> dict[str, float]:
-    """The seconds of each step of one generate (bench/generate_phases.py, a fresh process), its files checked
-    to be `expected` (the end-to-end run's)."""
+class Phases(TypedDict):
+    """What bench/generate_phases.py prints."""
+
+    steps: dict[str, float]  # seconds of each step, in order
+    before_rendering: float  # seconds of importing, loading and the decision together
+
+
+def generate_phases(repo: Path, out: Path, expected: dict[Path, bytes]) -> Phases:
+    """The seconds of each step of one generate and of those before rendering (bench/generate_phases.py, a
+    fresh process), its files checked to be `expected` (the end-to-end run's)."""
     done = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "generate_phases.py"), str(repo), str(out)],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -218,7 +226,7 @@ def generate_phases(repo: Path, out: Path, expected: dict[Path, bytes]) -> dict[
     if folder_bytes(out) != expected:
         raise SystemExit("bench/generate_phases.py wrote other files than mm2gov generate")
     shutil.rmtree(out)
-    phases: dict[str, float] = json.loads(done.stdout)
+    phases: Phases = json.loads(done.stdout)
     return phases
 
 
@@ -255,11 +263,11 @@ def bench_generate(work: Path, tenants: int) -> Run:
     floor = min(write_from_memory(files, work / f"floor{k}") for k in range(2))
     run.output_bytes = sum(map(len, files.values()))
     phases = generate_phases(head, work / "phases-out", files)
-    before_rendering = phases["imports"] + phases["load (OPA starting meanwhile)"] + phases["policy decision (OPA)"]
     run.note = (f"{len(files)} files; the same bytes from memory {floor:.2f} s: generate is "
                 f"{run.seconds / floor:.1f}x that. Its steps, in a run of their own: "
-                + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in phases.items())
-                + f"; importing, loading and OPA's decision alone are {before_rendering / floor:.1f}x the floor")
+                + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in phases["steps"].items())
+                + f"; importing, loading and OPA's decision alone are {phases['before_rendering'] / floor:.1f}x"
+                " the floor")
     for k in range(2):
         shutil.rmtree(work / f"floor{k}")
     return run
