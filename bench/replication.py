@@ -20,7 +20,8 @@ max. Every consumer reads with isolation.level=read_committed (librdkafka's defa
 is visible when MM2's transaction commits, which is the cost measured). Every run's target must hold exactly
 the source's records: same count, same order-independent digest of every key and value.
 
-Warm-up: one round of every variant on a third of the backlog (not counted), then `--runs` rounds, the order
+Warm-up: one round of every variant on a third of the backlog and the whole paced feed (not counted: the
+brokers' transaction path gets warm too, which a C2 JIT needs), then `--runs` rounds, the order
 rotated each round so that no variant always goes first; each run is printed, then the median per variant, its
 ratio to plain MM2, and the cores the machine spent during the throughput phase (MM2, the two brokers, this
 process, and everything else: other users of the machine skew the figures).
@@ -32,9 +33,13 @@ tenant, Connect group and internal topics), generated as the base variant's, its
 (the file's keys as written, scoped: `target.producer.*`, `source.consumer.*`, `source->target.*`); it rotates
 with the others and is reported like them.
 
+`--jvm production` runs the brokers and MM2 as Kafka's start scripts do (1 GiB broker heaps, C2, G1) instead of
+the stack's quick JVMs (small heaps, C1 only, serial GC: fast to start, about half the warm throughput).
+`--broker KEY=VALUE` sets a server property of both brokers, for the whole run (an A/B across runs).
+
 Usage: python bench/replication.py [--records 300000] [--value-bytes 512] [--partitions 6] [--runs 2]
        [--latency-rate 2000] [--latency-seconds 15] [--variants plain,at_least_once,exactly_once]
-       [--tweak NAME:KEY=VALUE,...]... [--format json]
+       [--tweak NAME:KEY=VALUE,...]... [--broker KEY=VALUE]... [--jvm stack|production] [--format json]
 """
 
 from __future__ import annotations
@@ -82,6 +87,20 @@ REPLICATION_FACTORS = ("replication.factor", "offset-syncs.topic.replication.fac
                        "offset.storage.replication.factor", "config.storage.replication.factor",
                        "status.storage.replication.factor")
 TARGET_PCT = 10  # at-least-once's throughput within this many percent of plain MM2's
+
+
+@dataclass(frozen=True)
+class Jvm:
+    broker: tuple[str, ...] | None  # None: the stack's own
+    mm2: tuple[str, ...] | None
+
+
+# What Kafka's start scripts give a JVM (kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS; the heaps of
+# kafka-server-start.sh and connect-mirror-maker.sh): the stack's quick JIT starts fast but halves a warm copy.
+KAFKA_SCRIPTS_JVM = ("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+                     "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true")
+JVMS = {"stack": Jvm(None, None),
+        "production": Jvm(("-Xms1g", "-Xmx1g", *KAFKA_SCRIPTS_JVM), ("-Xms256m", "-Xmx2g", *KAFKA_SCRIPTS_JVM))}
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -368,10 +387,11 @@ class Options:
     partitions: int
     latency_rate: int
     latency_seconds: float
+    jvm: str = "stack"  # JVMS' key: the brokers' and MM2's JVM options
 
 
 def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, backlog_records: int,
-             secrets: Path, generated: dict[str, Path], root: Path, latency: bool, tweaks: dict[str, Tweak],
+             secrets: Path, generated: dict[str, Path], root: Path, tweaks: dict[str, Tweak],
              keep_logs: Path | None = None, log4j_config: Path | None = None) -> Run:
     """One MM2 run on fresh topics: backlog, throughput, (latency), every record checked on the target.
     A tweak's run is its base variant's with the tweak's keys set over its own flow's file."""
@@ -397,19 +417,15 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
     reader.start()
     started = time.monotonic()
     try:
-        mm2 = stack.start_mirrormaker(name, properties, log4j_config=log4j_config)
+        mm2 = stack.start_mirrormaker(name, properties, log4j_config=log4j_config, jvm_options=JVMS[opts.jvm].mm2)
         before = cpu_sample(stack, mm2.process.pid if mm2.process else None)
         reader.wait(lambda: reader.last is not None, "the backlog", mm2.log_path)
         cores = cores_busy(before, cpu_sample(stack, mm2.process.pid if mm2.process else None))
-        latencies: list[float] = []
-        if latency:
-            fresh = make_records(f"l{label}-", int(opts.latency_rate * opts.latency_seconds), opts.value_bytes,
-                                 seed + 1)
-            sent = paced(source.admin_config(), topic, fresh, opts.partitions, opts.latency_rate)
-            reader.wait(lambda: len(reader.latencies_ms) >= sent.count, "the paced records", mm2.log_path)
-            latencies = list(reader.latencies_ms)
-            written = Records(written.count + sent.count, written.size + sent.size,
-                              (written.digest + sent.digest) % 2**64)
+        fresh = make_records(f"l{label}-", int(opts.latency_rate * opts.latency_seconds), opts.value_bytes, seed + 1)
+        sent = paced(source.admin_config(), topic, fresh, opts.partitions, opts.latency_rate)
+        reader.wait(lambda: len(reader.latencies_ms) >= sent.count, "the paced records", mm2.log_path)
+        latencies = list(reader.latencies_ms)
+        written = Records(written.count + sent.count, written.size + sent.size, (written.digest + sent.digest) % 2**64)
         time.sleep(1)  # anything MM2 would still copy (a duplicate) arrives and is counted
     finally:
         if name in stack.mirrormakers:
@@ -491,7 +507,7 @@ def verdict(table: dict[str, Any]) -> str:
 
 def print_text(runs: list[Run], table: dict[str, Any], opts: Options) -> None:
     print(f"\nruns ({opts.records} records of {opts.value_bytes} B, {opts.partitions} partitions; latency: "
-          f"{opts.latency_rate} records/s for {opts.latency_seconds:g} s):")
+          f"{opts.latency_rate} records/s for {opts.latency_seconds:g} s; the {opts.jvm} JVM options):")
     for r in runs:
         busy = ", ".join(f"{side} {value:.2f}" for side, value in r.cores.items())
         lat = (f"p50 {percentile(r.latencies_ms, .5):7.1f} p99 {percentile(r.latencies_ms, .99):7.1f} ms"
@@ -536,8 +552,14 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--tweak", action="append", default=[], metavar="NAME:KEY=VALUE,...",
                         help="an extra variant <base>+<label>: the base variant's file with these keys set")
+    parser.add_argument("--jvm", choices=sorted(JVMS), default="stack",
+                        help="the brokers' and MM2's JVM options: the stack's (small heaps, quick JIT: C1 only, "
+                             "serial GC) or production (as Kafka's start scripts run them: 1 GiB heaps, C2, G1)")
     parser.add_argument("--format", choices=["text", "json"], default="text")
     parser.add_argument("--keep-logs", type=Path, help="copy each run's MirrorMaker 2 log into this directory")
+    parser.add_argument("--broker", action="append", default=[], metavar="KEY=VALUE",
+                        help="a server property of both brokers (e.g. add.partitions.to.txn.retry.backoff.ms=2: "
+                             "bench/transactions.py says why); printed with the results")
     parser.add_argument("--mm2-log", action="append", default=[], metavar="LOGGER=LEVEL",
                         help="a MirrorMaker 2 logger's level (e.g. org.apache.kafka.connect.runtime."
                              "ExactlyOnceWorkerSourceTask=DEBUG: each commit's duration), with --keep-logs")
@@ -552,14 +574,18 @@ def main() -> None:
     if missing := {t.base for t in tweaks.values()} - set(variants):
         parser.error(f"--tweak needs its base variant(s) in --variants: {', '.join(sorted(missing))}")
     variants += list(tweaks)
+    if bad := [kv for kv in args.broker if "=" not in kv]:
+        parser.error(f"--broker takes KEY=VALUE, not {bad[0]!r}")
+    brokers = dict(kv.split("=", 1) for kv in args.broker)
     if args.keep_logs:
         args.keep_logs.mkdir(parents=True, exist_ok=True)
-    opts = Options(args.records, args.value_bytes, args.partitions, args.latency_rate, args.latency_seconds)
+    opts = Options(args.records, args.value_bytes, args.partitions, args.latency_rate, args.latency_seconds, args.jvm)
     text = args.format == "text"
     runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="mm2gov-bench-replication-") as tmp:
         root = Path(tmp)
-        stack = Stack(StackSpec(run_dir=root / "stack", components=("kafka",))).up()
+        stack = Stack(StackSpec(run_dir=root / "stack", components=("kafka",), kafka_properties=brokers,
+                                kafka_jvm_options=JVMS[opts.jvm].broker)).up()
         try:
             secrets = root / "secrets"
             stack.export_secret_store(secrets)
@@ -572,7 +598,7 @@ def main() -> None:
                     label = "w" if warm else f"r{round_}"
                     run = run_once(stack, variant, label, seed=round_ * 1000, opts=opts,
                                    backlog_records=max(1, args.records // 3) if warm else args.records,
-                                   secrets=secrets, generated=generated, root=root, latency=not warm, tweaks=tweaks,
+                                   secrets=secrets, generated=generated, root=root, tweaks=tweaks,
                                    keep_logs=args.keep_logs, log4j_config=log4j_config)
                     if text:
                         print(f"{'warm-up' if warm else 'run ' + str(round_)}: {variant:<14} {run.rate:>9,.0f} "
@@ -584,8 +610,11 @@ def main() -> None:
     table = summary(runs, variants)
     if text:
         print_text(runs, table, opts)
+        if brokers:
+            print("brokers' server properties set by --broker: " + ", ".join(f"{k}={v}" for k, v in brokers.items()))
     else:
-        print(json.dumps({"options": asdict(opts), "cores": os.cpu_count(), "runs": [run_json(r) for r in runs],
+        print(json.dumps({"options": asdict(opts), "brokers": brokers, "cores": os.cpu_count(),
+                          "runs": [run_json(r) for r in runs],
                           "variants": table, "exactly_once_cost": exactly_once_cost(table),
                           "verdict": verdict(table)}, indent=2))
 

@@ -90,6 +90,7 @@ class KafkaCluster:
     process: ManagedProcess | None = None
     distribution: tools.KafkaDistribution | None = None  # None: the pinned 4.x; tools.kafka3() for an older broker
     overrides: dict[str, str] = field(default_factory=dict)  # server.properties keys set over the stack's own
+    jvm_options: tuple[str, ...] = tuple(JVM_OPTS)  # the stack's small heap and quick JIT; a bench may pass others
 
     @property
     def dist(self) -> tools.KafkaDistribution:
@@ -197,13 +198,13 @@ class KafkaCluster:
 
     def _java(self, archive: ClassArchive, main_class: str, *args: str) -> list[str]:
         return [
-            str(tools.java()), *JVM_OPTS, *archive.options(),
+            str(tools.java()), *self.jvm_options, *archive.options(),
             f"-Dlog4j2.configurationFile={self.home / 'log4j2.properties'}",
             "-cp", self.dist.classpath, main_class, *args,
         ]
 
     def _archive(self, main_class: str) -> ClassArchive:
-        return ClassArchive.of(self.dist.classpath, main_class, JVM_OPTS)
+        return ClassArchive.of(self.dist.classpath, main_class, self.jvm_options)
 
     def _format_storage(self) -> None:
         import subprocess

@@ -21,7 +21,7 @@ import yaml
 from cryptography.hazmat.primitives import serialization
 
 from devstack.files import write_private, write_public
-from devstack.kafka import KafkaCluster
+from devstack.kafka import JVM_OPTS, KafkaCluster
 from devstack.kube import KubeApiServer
 from devstack.mirrormaker import MirrorMaker, Mm2Kafka, dedicated_properties, node_key
 from devstack.opa import OpaServer
@@ -48,6 +48,7 @@ class StackSpec:
     policy_dirs: list[Path] = field(default_factory=lambda: [BUILTIN_DIR])  # MM2GOV_POLICIES or policies/
     ports: dict[str, int] = field(default_factory=dict)
     kafka_properties: dict[str, str] = field(default_factory=dict)  # over every broker's own (benches' A/B)
+    kafka_jvm_options: tuple[str, ...] | None = None  # instead of the stack's (heap, quick JIT): a bench's
 
 
 class Stack:
@@ -288,6 +289,7 @@ class Stack:
                     ports_chosen=not any(key in self.spec.ports for key in (
                         f"kafka-{cluster}", f"kafka-{cluster}-controller", f"kafka-{cluster}-mtls")),
                     overrides=dict(self.spec.kafka_properties),
+                    jvm_options=self.spec.kafka_jvm_options or tuple(JVM_OPTS),
                 )
         if "opa" in self.spec.components:
             self.opa = OpaServer(self.run_dir, self.spec.ports.get("opa", 0), list(self.spec.policy_dirs))
