@@ -43,6 +43,7 @@ sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would sha
 import javaproperties  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition  # noqa: E402
 
+from bench.replication import percentile  # noqa: E402
 from devstack import tools  # noqa: E402
 from devstack.stack import CA_SECRET_NAME, Stack, StackSpec  # noqa: E402
 from governance.kafka.admin import admin_client, create_topics  # noqa: E402
@@ -120,12 +121,8 @@ def committed_records(stack: Stack, alias: str, partitions: int) -> int:
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-
-    def at(q: float) -> float:
-        return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
-
-    return {"p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": ordered[-1]} if ordered else {}
+    return {"p50": percentile(values, 0.5), "p90": percentile(values, 0.9), "p99": percentile(values, 0.99),
+            "max": max(values)} if values else {}
 
 
 def main() -> None:
