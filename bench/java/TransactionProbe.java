@@ -1,6 +1,9 @@
 import java.io.FileReader;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -57,21 +60,11 @@ public class TransactionProbe {
         } catch (Exception e) {
             error = e.getClass().getName() + ": " + e.getMessage();
         }
-        System.out.println("{\"data_ns\": " + dataNanos + ", \"commit_ns\": " + commitNanos + ", \"committed\": "
-                           + dataNanos.size() + ", \"error\": " + (error == null ? "null" : quote(error)) + "}");
-    }
-
-    private static String quote(String text) {
-        StringBuilder out = new StringBuilder("\"");
-        for (char c : text.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c < 0x20) {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.append('"').toString();
+        Map<String, Object> result = new LinkedHashMap<>();  // Jackson (on Kafka's classpath) writes the JSON
+        result.put("data_ns", dataNanos);
+        result.put("commit_ns", commitNanos);
+        result.put("committed", dataNanos.size());
+        result.put("error", error);
+        System.out.println(new ObjectMapper().writeValueAsString(result));
     }
 }
