@@ -54,21 +54,24 @@ def apply(repo: Path, dry_run: bool, batch_size: int, kubeconfig: Path | None, s
     """Bring the live clusters to REPO's desired state: ACLs and SCRAM users of the principals
     mm2gov owns (recorded in each cluster's mm2gov.ownership topic), and with --kubeconfig the
     Strimzi objects mm2gov owns (label app.kubernetes.io/managed-by=mm2gov). Neighbours' ACLs
-    and objects are left alone. Idempotent; removals run before additions."""
+    and objects are left alone. Idempotent; removals run before additions. With --kubeconfig, the
+    apiserver first checks every Strimzi change in a dry run: one it refuses stops apply before
+    anything changes, on Kubernetes or on the brokers."""
     from governance.kafka.apply import apply_state
     from governance.secrets.store import DirSecretStore
 
     inventory, state = _desired_state(repo, opa_url, secrets_path)
-    results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=dry_run,
-                          batch_size=batch_size)
-    kube = None
-    if state.strimzi and kubeconfig is not None:
-        from governance.k8s.strimzi_apply import api_client, apply_objects
+    kube_plan = None
+    if state.strimzi and kubeconfig is not None:  # first: an apiserver that refuses an object stops apply
+        from governance.k8s.strimzi_apply import api_client, plan_objects  # before the brokers change
 
-        kube = apply_objects(api_client(kubeconfig), state.strimzi, dry_run=dry_run)
+        kube_plan = plan_objects(api_client(kubeconfig), state.strimzi)
     elif state.strimzi:
         log.warning("%d Strimzi objects not applied: no --kubeconfig (write them with `mm2gov generate`)",
                     len(state.strimzi))
+    results = apply_state(state, inventory.clusters, DirSecretStore(secrets_dir), dry_run=dry_run,
+                          batch_size=batch_size)
+    kube = None if kube_plan is None else kube_plan.changes if dry_run else kube_plan.apply()
     from governance.render import changes as render_changes
 
     click.echo(render_changes.as_json(results, kube) if output_format == "json" else

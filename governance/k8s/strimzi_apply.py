@@ -7,6 +7,9 @@ deleted; anything else in the namespace is never touched.
 
 from __future__ import annotations
 
+import contextlib
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,11 +35,11 @@ class KubeChanges:
         return {"created": self.created, "updated": self.updated, "deleted": self.deleted}
 
 
-def api_client(kubeconfig: Path):  # -> kubernetes.client.ApiClient
+def api_client(kubeconfig: Path) -> Any:  # kubernetes.client.ApiClient
     from kubernetes import config
 
     try:
-        return config.new_client_from_config(config_file=str(kubeconfig))
+        return config.new_client_from_config(config_file=str(kubeconfig))  # type: ignore[no-untyped-call]
     except Exception as exc:  # noqa: BLE001 - a broken kubeconfig is one message
         raise RuntimeFailure(f"cannot use kubeconfig {kubeconfig}: {type(exc).__name__}: {exc}") from None
 
@@ -64,57 +67,120 @@ def _keep_rollout(live: dict[str, Any], desired: dict[str, Any]) -> dict[str, An
     return {**desired, "spec": {**desired["spec"], "template": template}}
 
 
-def apply_objects(client, objects: list[dict[str, Any]], dry_run: bool = False) -> KubeChanges:
-    from kubernetes import client as k8s
-    from kubernetes.client.exceptions import ApiException
+@dataclass(frozen=True)
+class _Write:
+    """One change to a custom object: create or replace (with its body) or delete."""
 
-    api = k8s.CustomObjectsApi(client)
+    verb: str  # "create", "replace" or "delete"
+    namespace: str
+    plural: str
+    name: str
+    body: dict[str, Any] | None = None
+
+    def send(self, api: Any, dry_run: bool) -> None:
+        """Make it, or (dry_run) have the apiserver check it without persisting it: dryRun=All runs every
+        validation and admission step a real write does. A refusal names the object."""
+        from kubernetes.client.exceptions import ApiException
+
+        where = (GROUP, VERSION, self.namespace, self.plural)
+        options = {"dry_run": "All"} if dry_run else {}
+        try:
+            if self.verb == "create":
+                api.create_namespaced_custom_object(*where, self.body, **options)
+            elif self.verb == "replace":
+                api.replace_namespaced_custom_object(*where, self.name, self.body, **options)
+            else:
+                api.delete_namespaced_custom_object(*where, self.name, **options)
+        except ApiException as exc:
+            when = " (a dry run, before any change: nothing was applied)" if dry_run else ""
+            raise RuntimeFailure(f"Kubernetes refused to {self.verb} {self.plural} {self.namespace}/{self.name}: "
+                                 f"HTTP {exc.status} {exc.reason}: {_message(exc)}{when}") from None
+
+
+@dataclass
+class KubePlan:
+    """What `apply` changes on Kubernetes: read from the live objects and accepted by the apiserver in a
+    server-side dry run (Strimzi's schemas, the namespaces, admission webhooks), by `plan_objects`."""
+
+    api: Any  # kubernetes.client.CustomObjectsApi
+    changes: KubeChanges
+    writes: list[_Write]
+
+    def apply(self) -> KubeChanges:
+        """Make the planned changes. The dry run accepted each of them, so what can still fail here is what
+        changed since (another writer: a conflict) or the apiserver going away."""
+        with _refusals():
+            for write in self.writes:
+                write.send(self.api, dry_run=False)
+        return self.changes
+
+
+def plan_objects(client: Any, objects: list[dict[str, Any]]) -> KubePlan:
+    """Read the live objects and plan the creates, replaces and deletes that make the owned ones `objects`,
+    then send each with dryRun=All: the apiserver validates every one before `apply` changes anything, on
+    Kubernetes or on the brokers. A refusal is a RuntimeFailure naming the object; nothing was written."""
+    from kubernetes import client as k8s
+
+    api: Any = k8s.CustomObjectsApi(client)  # its methods answer plain dicts, typed `object`
     changes = KubeChanges()
+    writes: list[_Write] = []
     desired = {(o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]): o for o in objects}
-    namespaces = sorted({key[1] for key in desired})
-    try:
-        for key, obj in sorted(desired.items()):
-            kind, namespace, name = key
-            try:
-                live = api.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURALS[kind], name)
-            except ApiException as exc:
-                if exc.status != 404:
-                    raise
+    with _refusals():
+        for (kind, namespace, name), obj in sorted(desired.items()):
+            live = _live(api, namespace, PLURALS[kind], name)
+            if live is None:
                 changes.created.append(_name(obj))
-                if not dry_run:
-                    api.create_namespaced_custom_object(GROUP, VERSION, namespace, PLURALS[kind], obj)
+                writes.append(_Write("create", namespace, PLURALS[kind], name, obj))
                 continue
             obj = _keep_rollout(live, obj)
             if _differs(live, obj):
                 changes.updated.append(_name(obj))
-                if not dry_run:
-                    body = {**obj, "metadata": {**obj["metadata"],
-                                                "resourceVersion": live["metadata"]["resourceVersion"]}}
-                    api.replace_namespaced_custom_object(GROUP, VERSION, namespace, PLURALS[kind], name, body)
-        for namespace in namespaces:
+                body = {**obj, "metadata": {**obj["metadata"], "resourceVersion": live["metadata"]["resourceVersion"]}}
+                writes.append(_Write("replace", namespace, PLURALS[kind], name, body))
+        for namespace in sorted({key[1] for key in desired}):
             for kind, plural in PLURALS.items():
                 owned = api.list_namespaced_custom_object(GROUP, VERSION, namespace, plural,
                                                           label_selector=OWNED_SELECTOR)["items"]
                 for item in owned:
-                    if (kind, namespace, item["metadata"]["name"]) not in desired:
-                        changes.deleted.append(f"{kind} {namespace}/{item['metadata']['name']}")
-                        if not dry_run:
-                            api.delete_namespaced_custom_object(GROUP, VERSION, namespace, plural,
-                                                                item["metadata"]["name"])
+                    name = item["metadata"]["name"]
+                    if (kind, namespace, name) not in desired:
+                        changes.deleted.append(f"{kind} {namespace}/{name}")
+                        writes.append(_Write("delete", namespace, plural, name))
+        for write in writes:
+            write.send(api, dry_run=True)
+    return KubePlan(api, changes, writes)
+
+
+def _live(api: Any, namespace: str, plural: str, name: str) -> dict[str, Any] | None:
+    from kubernetes.client.exceptions import ApiException
+
+    try:
+        live: dict[str, Any] = api.get_namespaced_custom_object(GROUP, VERSION, namespace, plural, name)
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+    return live
+
+
+@contextlib.contextmanager
+def _refusals() -> Iterator[None]:
+    """Whatever the kubernetes client raises is one message (exit 3), never a traceback."""
+    from kubernetes.client.exceptions import ApiException
+
+    try:
+        yield
+    except RuntimeFailure:
+        raise
     except ApiException as exc:
         raise RuntimeFailure(f"Kubernetes refused a Strimzi object: HTTP {exc.status} {exc.reason}: "
                              f"{_message(exc)}") from None
-    except Exception as exc:
-        if isinstance(exc, RuntimeFailure):
-            raise
+    except Exception as exc:  # noqa: BLE001 - connection errors of urllib3 and the like: one message
         raise RuntimeFailure(f"Kubernetes API unreachable: {type(exc).__name__}") from None
-    return changes
 
 
-def _message(exc) -> str:
-    import json
-
+def _message(exc: Any) -> str:
     try:
-        return json.loads(exc.body).get("message", "")[:500]
+        return str(json.loads(exc.body).get("message", ""))[:500]
     except (TypeError, ValueError):
         return ""

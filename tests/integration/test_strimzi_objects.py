@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import socket
 import uuid
 
 import pytest
@@ -12,6 +13,7 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from devstack.repo import write_stack_repo
+from governance.kafka.admin import admin_client, describe_acls, scram_users
 from tests.conftest import run_cli
 from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
 
@@ -119,3 +121,51 @@ def test_apply_with_kubeconfig_reconciles_owned_strimzi_objects(stack, tmp_path)
     users = api.list_namespaced_custom_object("kafka.strimzi.io", "v1", namespaces["target"], "kafkausers")
     names = {u["metadata"]["name"] for u in users["items"]}
     assert "neighbour" in names and "kmkt-app" not in names and "kpay-app" in names
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("refusal", ["namespace_missing", "apiserver_unreachable"])
+def test_apply_that_kubernetes_refuses_changes_nothing(stack, tmp_path, refusal):
+    """A Strimzi object the apiserver refuses (here: its namespace does not exist, which the apiserver's
+    NamespaceLifecycle admission says in the dry run as it would on the write), or an apiserver that cannot
+    be reached, stops apply before anything changes: exit 3, the object or the apiserver named, no object
+    created in the namespace that exists, no ACL or SCRAM user of the new tenant on either broker.
+
+    The tenants' KafkaMirrorMaker2s and KafkaUsers go to the target's namespace (which exists), their
+    KafkaUsers on the source to the source's (missing): objects are written in kind order, so without the
+    dry run the KafkaMirrorMaker2s were created before the first KafkaUser was refused."""
+    suffix = uuid.uuid4().hex[:5]
+    tenant = f"kh{suffix}"
+    namespaces = {"source": f"kafka-src-{suffix}", "target": f"kafka-tgt-{suffix}"}
+    core, api = client.CoreV1Api(stack.kube.client()), client.CustomObjectsApi(stack.kube.client())
+    core.create_namespace({"metadata": {"name": namespaces["target"]}})  # the source's is never created
+    repo, secrets = tmp_path / "repo", tmp_path / "secrets"
+    write_stack_repo(stack, repo, ["kpay", tenant], strimzi_namespaces=namespaces)
+    stack.export_secret_store(secrets)
+    kubeconfig = stack.write_kubeconfig(tmp_path / "kubeconfig")
+    if refusal == "apiserver_unreachable":
+        config = yaml.safe_load(kubeconfig.read_text())
+        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{_closed_port()}"
+        kubeconfig.write_text(yaml.safe_dump(config))
+
+    done = run_cli("apply", str(repo), "--secrets-dir", str(secrets), "--kubeconfig", str(kubeconfig))
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    if refusal == "namespace_missing":
+        source = namespaces["source"]
+        assert (f"error: Kubernetes refused to create kafkausers {source}/{tenant}-app: HTTP 404 Not Found: "
+                f'namespaces "{source}" not found (a dry run, before any change: nothing was applied)') in done.stderr
+    else:
+        assert "error: Kubernetes API unreachable" in done.stderr
+    for plural in PLURALS.values():
+        assert not api.list_namespaced_custom_object("kafka.strimzi.io", "v1", namespaces["target"], plural)["items"]
+    for alias in ("source", "target"):
+        admin = admin_client(stack.kafka[alias].admin_config())
+        assert not [b for b in describe_acls(admin) if tenant in b.principal], alias
+        assert not [user for user in scram_users(admin) if tenant in user], alias
