@@ -23,8 +23,10 @@ the source's records: same count, same order-independent digest of every key and
 Warm-up: one round of every variant on a third of the backlog and the whole paced feed (not counted: the
 brokers' transaction path gets warm too, which a C2 JIT needs), then `--runs` rounds, the order
 rotated each round so that no variant always goes first; each run is printed, then the median per variant, its
-ratio to plain MM2, and the cores the machine spent during the throughput phase (MM2, the two brokers, this
-process, and everything else: other users of the machine skew the figures).
+ratio to plain MM2, and the cores the machine spent during the throughput phase and during the paced feed (MM2,
+the two brokers, this process, and everything else: other users of the machine skew the figures), with the share
+of the paced feed's time some runnable task waited for a core (the kernel's pressure stall information): on a
+machine with few cores, where a p99 comes from.
 Target: at-least-once within 10% of plain MM2's throughput.
 
 A/B of MM2 settings in the same run: `--tweak NAME:KEY=VALUE[,KEY=VALUE...]` adds a variant NAME, written
@@ -68,7 +70,7 @@ import javaproperties  # noqa: E402
 import yaml  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
-from devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
+from devstack.cpu import cpu_wait_seconds, group_cpu_seconds, machine_busy_seconds  # noqa: E402
 from devstack.kafka import LOG4J2  # noqa: E402
 from devstack.process import tail  # noqa: E402
 from devstack.repo import tenant_document  # noqa: E402
@@ -244,13 +246,14 @@ class CpuSample:
     sides: dict[str, float]
     machine: float
     at: float
+    waiting: float | None = None  # cpu_wait_seconds(): None where the kernel does not say
 
 
 def cpu_sample(stack: Stack, mm2_pid: int | None) -> CpuSample:
     sides = {"mm2": group_cpu_seconds(mm2_pid) if mm2_pid else 0.0,
              "brokers": sum(group_cpu_seconds(k.process.pid) for k in stack.kafka.values()),
              "bench": sum(os.times()[:2])}
-    return CpuSample(sides, machine_busy_seconds(), time.monotonic())
+    return CpuSample(sides, machine_busy_seconds(), time.monotonic(), cpu_wait_seconds())
 
 
 def cores_busy(before: CpuSample, after: CpuSample) -> dict[str, float]:
@@ -259,6 +262,13 @@ def cores_busy(before: CpuSample, after: CpuSample) -> dict[str, float]:
     busy = {side: (after.sides[side] - before.sides[side]) / wall for side in before.sides}
     busy["other"] = max(0.0, (after.machine - before.machine) / wall - sum(busy.values()))
     return busy
+
+
+def waiting_share(before: CpuSample, after: CpuSample) -> float | None:
+    """The share of the time between two samples during which some runnable task waited for a core."""
+    if before.waiting is None or after.waiting is None:
+        return None
+    return (after.waiting - before.waiting) / (after.at - before.at)
 
 
 # -- variants ----------------------------------------------------------------------------------
@@ -369,7 +379,9 @@ class Run:
     seconds: float  # first to last backlog record on the target
     startup: float  # MM2 process start to the first record on the target
     latencies_ms: list[float] = field(default_factory=list, repr=False)
-    cores: dict[str, float] = field(default_factory=dict)
+    cores: dict[str, float] = field(default_factory=dict)  # during the throughput phase
+    paced_cores: dict[str, float] = field(default_factory=dict)  # during the paced feed
+    paced_waiting: float | None = None  # waiting_share during the paced feed
 
     @property
     def rate(self) -> float:
@@ -422,8 +434,11 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
         reader.wait(lambda: reader.last is not None, "the backlog", mm2.log_path)
         cores = cores_busy(before, cpu_sample(stack, mm2.process.pid if mm2.process else None))
         fresh = make_records(f"l{label}-", int(opts.latency_rate * opts.latency_seconds), opts.value_bytes, seed + 1)
+        before = cpu_sample(stack, mm2.process.pid if mm2.process else None)
         sent = paced(source.admin_config(), topic, fresh, opts.partitions, opts.latency_rate)
         reader.wait(lambda: len(reader.latencies_ms) >= sent.count, "the paced records", mm2.log_path)
+        after = cpu_sample(stack, mm2.process.pid if mm2.process else None)
+        paced_cores, paced_waiting = cores_busy(before, after), waiting_share(before, after)
         latencies = list(reader.latencies_ms)
         written = Records(written.count + sent.count, written.size + sent.size, (written.digest + sent.digest) % 2**64)
         time.sleep(1)  # anything MM2 would still copy (a duplicate) arrives and is counted
@@ -444,7 +459,7 @@ def run_once(stack: Stack, variant: str, label: str, seed: int, opts: Options, b
         admin.delete_topics([name])[name].result(60)
     assert reader.first is not None and reader.last is not None
     return Run(variant, label, backlog_records, sum(len(k) + len(v) for k, v in backlog),
-               reader.last - reader.first, reader.first - started, latencies, cores)
+               reader.last - reader.first, reader.first - started, latencies, cores, paced_cores, paced_waiting)
 
 
 # -- report ------------------------------------------------------------------------------------
@@ -461,6 +476,8 @@ def summary(runs: list[Run], variants: list[str]) -> dict[str, Any]:
         mine = [r for r in runs if r.variant == variant]
         latencies = [ms for r in mine for ms in r.latencies_ms]
         cores = {side: statistics.median(r.cores[side] for r in mine) for side in mine[0].cores}
+        paced_cores = {side: statistics.median(r.paced_cores[side] for r in mine) for side in mine[0].paced_cores}
+        waiting = [r.paced_waiting for r in mine if r.paced_waiting is not None]
         table[variant] = {
             "records_per_s": statistics.median(r.rate for r in mine),
             "mb_per_s": statistics.median(r.mb_per_s for r in mine),
@@ -468,6 +485,8 @@ def summary(runs: list[Run], variants: list[str]) -> dict[str, Any]:
             "latency_ms": {"p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99),
                            "max": max(latencies), "records": len(latencies)},
             "cores_busy": cores,
+            "paced_cores_busy": paced_cores,
+            "paced_waiting_for_a_core": statistics.median(waiting) if waiting else None,
         }
     if PLAIN in table:
         for row in table.values():
@@ -505,6 +524,13 @@ def verdict(table: dict[str, Any]) -> str:
             f"this run ({'met' if met else 'MISSED'})")
 
 
+def paced_load(cores: dict[str, float], waiting: float | None) -> str:
+    """How busy the machine was while the paced records were timed: where a p99 comes from on few cores."""
+    sides = ", ".join(f"{side} {value:.2f}" for side, value in cores.items())
+    return (f"cores busy {sum(cores.values()):.2f} ({sides})"
+            + (f", some task waiting for a core {waiting:.0%} of the time" if waiting is not None else ""))
+
+
 def print_text(runs: list[Run], table: dict[str, Any], opts: Options) -> None:
     print(f"\nruns ({opts.records} records of {opts.value_bytes} B, {opts.partitions} partitions; latency: "
           f"{opts.latency_rate} records/s for {opts.latency_seconds:g} s; the {opts.jvm} JVM options):")
@@ -514,6 +540,7 @@ def print_text(runs: list[Run], table: dict[str, Any], opts: Options) -> None:
                if r.latencies_ms else "(no latency phase)")
         print(f"  {r.variant:<14} {r.label:<4} {r.seconds:6.2f} s {r.rate:>9,.0f} records/s {r.mb_per_s:6.1f} MB/s"
               f"  startup {r.startup:5.1f} s  {lat}  cores: {busy}")
+        print(f"  {'':<19} paced feed: {paced_load(r.paced_cores, r.paced_waiting)}")
     print(f"\nmedian of {len([r for r in runs if r.variant == runs[0].variant])} runs per variant "
           "(latency over all of a variant's paced records):")
     print(f"  {'variant':<14} {'records/s':>10} {'MB/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
@@ -525,6 +552,9 @@ def print_text(runs: list[Run], table: dict[str, Any], opts: Options) -> None:
                   if "throughput_vs_plain" in row else f"{'-':>9} {'-':>9} {'-':>9}")
         print(f"  {variant:<14} {row['records_per_s']:>10,.0f} {row['mb_per_s']:>7.1f} {lat['p50']:>8.1f} "
               f"{lat['p99']:>8.1f} {lat['max']:>8.1f} {ratios}  {busy}")
+    print("while the paced records were timed (median of the runs):")
+    for variant, row in table.items():
+        print(f"  {variant:<14} {paced_load(row['paced_cores_busy'], row['paced_waiting_for_a_core'])}")
     other = max(row["cores_busy"]["other"] for row in table.values())
     print(f"  (the machine has {os.cpu_count()} cores; other = every process outside this bench's stack"
           + (f": up to {other:.2f} cores here, so the figures are skewed by them" if other >= 0.25 else "") + ")")
@@ -538,7 +568,8 @@ def run_json(run: Run) -> dict[str, Any]:
             "seconds": run.seconds, "startup_s": run.startup, "records_per_s": run.rate, "mb_per_s": run.mb_per_s,
             "latency_ms": {"p50": percentile(run.latencies_ms, .5), "p99": percentile(run.latencies_ms, .99),
                            "max": max(run.latencies_ms), "records": len(run.latencies_ms)},
-            "cores_busy": run.cores}
+            "cores_busy": run.cores, "paced_cores_busy": run.paced_cores,
+            "paced_waiting_for_a_core": run.paced_waiting}
 
 
 def main() -> None:

@@ -25,6 +25,17 @@ def group_cpu_seconds(pid: int) -> float:
     return sum(process_cpu_seconds(member) for member in group_members(pid) or [pid])
 
 
+def cpu_wait_seconds() -> float | None:
+    """Seconds during which at least one runnable task waited for a core (Linux's pressure stall information,
+    the `some` line's total), or None where the kernel does not report it. Over a phase, its share of the
+    wall time says how often something that could run did not: the tail latency a saturated machine adds."""
+    try:
+        line = next(row for row in Path("/proc/pressure/cpu").read_text().splitlines() if row.startswith("some "))
+    except (OSError, StopIteration):
+        return None
+    return int(dict(field.split("=") for field in line.split()[1:])["total"]) / 1e6  # microseconds
+
+
 def machine_busy_seconds() -> float:
     """CPU time all cores spent not idle (every process, ours and anyone else's)."""
     fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
