@@ -53,7 +53,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition  # noqa: 
 from bench.calibration import Measured, write_capacity  # noqa: E402
 from bench.replication import Records, cli, fill, make_records, record_hash  # noqa: E402
 from devstack import tools  # noqa: E402
-from devstack.cpu import group_cpu_seconds, machine_busy_seconds  # noqa: E402
+from devstack.cpu import CpuSample, cores_busy, group_cpu_seconds, sample_cpu  # noqa: E402
 from devstack.mirrormaker import MirrorMaker  # noqa: E402
 from devstack.process import tail  # noqa: E402
 from devstack.repo import tenant_document  # noqa: E402
@@ -171,26 +171,11 @@ class Arrivals(threading.Thread):
 # -- CPU and memory ----------------------------------------------------------------------------------------
 
 
-@dataclass
-class CpuSample:
-    sides: dict[str, float]
-    machine: float
-    at: float
-
-
 def cpu_sample(stack: Stack, nodes: list[MirrorMaker]) -> CpuSample:
     sides = {f"mm2 node {n.node}": group_cpu_seconds(n.pid) if n.pid else 0.0 for n in nodes}
     sides |= {"brokers": sum(group_cpu_seconds(k.process.pid) for k in stack.kafka.values()),
               "bench": sum(os.times()[:2])}
-    return CpuSample(sides, machine_busy_seconds(), time.monotonic())
-
-
-def cores_busy(before: CpuSample, after: CpuSample) -> dict[str, float]:
-    """Cores each side kept busy between two samples; `other` is every other process on the machine."""
-    wall = after.at - before.at
-    busy = {side: (after.sides[side] - before.sides[side]) / wall for side in before.sides}
-    busy["other"] = max(0.0, (after.machine - before.machine) / wall - sum(busy.values()))
-    return busy
+    return sample_cpu(sides)
 
 
 def load_average() -> tuple[float, float, float]:

@@ -37,8 +37,9 @@ sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would sha
 import yaml  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
-from bench.replication import cli, cores_busy, cpu_sample, percentile  # noqa: E402
+from bench.replication import cli, cpu_sample, percentile  # noqa: E402
 from devstack import tools  # noqa: E402
+from devstack.cpu import cores_busy  # noqa: E402
 from devstack.repo import tenant_document  # noqa: E402
 from devstack.stack import Stack, StackSpec  # noqa: E402
 from governance.files import YAML_DUMPER  # noqa: E402

@@ -70,7 +70,7 @@ import javaproperties  # noqa: E402
 import yaml  # noqa: E402
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
 
-from devstack.cpu import cpu_wait_seconds, group_cpu_seconds, machine_busy_seconds  # noqa: E402
+from devstack.cpu import CpuSample, cores_busy, group_cpu_seconds, sample_cpu, waiting_share  # noqa: E402
 from devstack.kafka import LOG4J2  # noqa: E402
 from devstack.process import tail  # noqa: E402
 from devstack.repo import tenant_document  # noqa: E402
@@ -241,34 +241,10 @@ class TargetReader(threading.Thread):
 # -- CPU ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class CpuSample:
-    sides: dict[str, float]
-    machine: float
-    at: float
-    waiting: float | None = None  # cpu_wait_seconds(): None where the kernel does not say
-
-
 def cpu_sample(stack: Stack, mm2_pid: int | None) -> CpuSample:
-    sides = {"mm2": group_cpu_seconds(mm2_pid) if mm2_pid else 0.0,
-             "brokers": sum(group_cpu_seconds(k.process.pid) for k in stack.kafka.values()),
-             "bench": sum(os.times()[:2])}
-    return CpuSample(sides, machine_busy_seconds(), time.monotonic(), cpu_wait_seconds())
-
-
-def cores_busy(before: CpuSample, after: CpuSample) -> dict[str, float]:
-    """Cores each side kept busy between two samples; `other` is every other process on the machine."""
-    wall = after.at - before.at
-    busy = {side: (after.sides[side] - before.sides[side]) / wall for side in before.sides}
-    busy["other"] = max(0.0, (after.machine - before.machine) / wall - sum(busy.values()))
-    return busy
-
-
-def waiting_share(before: CpuSample, after: CpuSample) -> float | None:
-    """The share of the time between two samples during which some runnable task waited for a core."""
-    if before.waiting is None or after.waiting is None:
-        return None
-    return (after.waiting - before.waiting) / (after.at - before.at)
+    return sample_cpu({"mm2": group_cpu_seconds(mm2_pid) if mm2_pid else 0.0,
+                       "brokers": sum(group_cpu_seconds(k.process.pid) for k in stack.kafka.values()),
+                       "bench": sum(os.times()[:2])})
 
 
 # -- variants ----------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ print beside their figures (who used the cores during a run)."""
 from __future__ import annotations
 
 import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from devstack.process import group_members
@@ -41,3 +43,33 @@ def machine_busy_seconds() -> float:
     fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
     return (sum(fields[:8]) - idle) / CLOCK_TICKS  # user..steal; guest time is already in user
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """At one moment: the CPU seconds of each side of a bench (its processes, named by the bench), of the
+    whole machine, and of the kernel's wait-for-a-core counter (None where it has none)."""
+
+    sides: dict[str, float]
+    machine: float
+    at: float
+    waiting: float | None = None
+
+
+def sample_cpu(sides: dict[str, float]) -> CpuSample:
+    return CpuSample(sides, machine_busy_seconds(), time.monotonic(), cpu_wait_seconds())
+
+
+def cores_busy(before: CpuSample, after: CpuSample) -> dict[str, float]:
+    """Cores each side kept busy between two samples; `other` is every other process on the machine."""
+    wall = after.at - before.at
+    busy = {side: (after.sides[side] - before.sides[side]) / wall for side in before.sides}
+    busy["other"] = max(0.0, (after.machine - before.machine) / wall - sum(busy.values()))
+    return busy
+
+
+def waiting_share(before: CpuSample, after: CpuSample) -> float | None:
+    """The share of the time between two samples during which some runnable task waited for a core."""
+    if before.waiting is None or after.waiting is None:
+        return None
+    return (after.waiting - before.waiting) / (after.at - before.at)
