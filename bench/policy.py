@@ -30,8 +30,11 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(REPO_ROOT)  # the repo, not bench/: bench/secrets.py would shadow the stdlib
 
+import yaml  # noqa: E402
+
 from devstack import tools  # noqa: E402
 from governance.config import load_inventory  # noqa: E402
+from governance.files import YAML_DUMPER  # noqa: E402
 from governance.policy.bundle import builtin_modules  # noqa: E402
 from governance.policy.input import build_input  # noqa: E402
 from governance.policy.opa import OpaEngine  # noqa: E402
@@ -42,26 +45,21 @@ PAIRS = [("dc1", "cloud1"), ("dc1", "dc2"), ("dc2", "cloud2"), ("cloud1", "cloud
 
 def write_repo(root: Path, tenants: int, flows: int) -> None:
     (root / "tenants").mkdir(parents=True)
-    lines = ["clusters:"]
-    for name in CLUSTERS:
-        zone = "cloud" if name.startswith("cloud") else "onprem"
-        lines += [f"  {name}:", f'    bootstrap_servers: "{name}.example:9093"', f"    zone: {zone}",
-                  "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512}"]
-    (root / "clusters.yaml").write_text("\n".join(lines) + "\n")
+    clusters = {name: {"bootstrap_servers": f"{name}.example:9093",
+                       "zone": "cloud" if name.startswith("cloud") else "onprem",
+                       "security": {"protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512"}} for name in CLUSTERS}
+    (root / "clusters.yaml").write_text(yaml.dump({"clusters": clusters}, Dumper=YAML_DUMPER, sort_keys=False))
     for i in range(tenants):
         name = f"t{i:04d}"
-        flow_lines = []
-        for source, target in PAIRS[:flows]:
-            flow_lines += [f"  - source: {source}", f"    target: {target}",
-                           f'    topics: ["{name}\\\\.orders.*", "{name}\\\\.events"]',
-                           f'    groups: ["{name}-.*"]']
-        grant = f"grants:\n  - {{to: t{(i + 1) % tenants:04d}, topics: [\"{name}.public.\"], access: [read]}}\n"
-        (root / "tenants" / f"{name}.yaml").write_text(
-            f"name: {name}\nowners: [\"{name}@example.com\"]\nclassification: internal\n"
-            f"topic_prefixes: [\"{name}.\"]\ngroup_prefixes: [\"{name}-\"]\n"
-            f"principals:\n  - {{name: \"User:{name}-app\", access: [read, write]}}\n"
-            f"  - {{name: \"User:{name}-reader\", access: [read]}}\n"
-            f"flows:\n" + "\n".join(flow_lines) + "\n" + grant)
+        tenant = {"name": name, "owners": [f"{name}@example.com"], "classification": "internal",
+                  "topic_prefixes": [f"{name}."], "group_prefixes": [f"{name}-"],
+                  "principals": [{"name": f"User:{name}-app", "access": ["read", "write"]},
+                                 {"name": f"User:{name}-reader", "access": ["read"]}],
+                  "flows": [{"source": source, "target": target,
+                             "topics": [rf"{name}\.orders.*", rf"{name}\.events"], "groups": [f"{name}-.*"]}
+                            for source, target in PAIRS[:flows]],
+                  "grants": [{"to": f"t{(i + 1) % tenants:04d}", "topics": [f"{name}.public."], "access": ["read"]}]}
+        (root / "tenants" / f"{name}.yaml").write_text(yaml.dump(tenant, Dumper=YAML_DUMPER, sort_keys=False))
 
 
 def _variant(tmp: Path, head: Path, k: int) -> Path:

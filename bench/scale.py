@@ -57,6 +57,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # (bench/secrets.py shadows `secrets`): import from the repo root instead.
 sys.path[:] = [str(REPO_ROOT), *(p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent)]
 
+import yaml  # noqa: E402
+
+from governance.files import YAML_DUMPER  # noqa: E402
+
 CLUSTERS = ("dc1", "dc2", "cloud1")
 PAIRS = (("dc1", "cloud1"), ("dc1", "dc2"), ("dc2", "cloud1"))
 COMMANDS = ("validate", "plan", "generate", "apply", "audit")
@@ -65,11 +69,13 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def clusters_yaml() -> str:
-    lines = ["clusters:"]
-    for name in CLUSTERS:
-        lines += [f"  {name}:", f'    bootstrap_servers: "{name}.example:9093"', "    zone: onprem",
-                  "    security: {protocol: SASL_SSL, sasl_mechanism: SCRAM-SHA-512}"]
-    return "\n".join(lines) + "\n"
+    return yaml_text({"clusters": {name: {"bootstrap_servers": f"{name}.example:9093", "zone": "onprem",
+                                          "security": {"protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512"}}
+                                   for name in CLUSTERS}})
+
+
+def yaml_text(document: object) -> str:
+    return yaml.dump(document, Dumper=YAML_DUMPER, sort_keys=False)
 
 
 # The validate bench's repo also holds a few violations (the same five at every size), so the policy's
@@ -93,20 +99,20 @@ def write_repo(root: Path, tenants: int, clusters: str, base: bool = False, plan
     for i in range(tenants):
         name, changed = f"t{i:04d}", base and i % CHANGED_EVERY == 0
         extra = PLANTED.get(name, {}) if planted else {}
-        topics = f'["{name}\\\\.orders.*"]' if changed else f'["{name}\\\\.orders.*", "{name}\\\\.events"]'
-        flows = "".join(f"  - source: {source}\n    target: {target}\n    topics: {topics}\n"
-                        f'    groups: ["{name}-.*"]\n' for source, target in PAIRS)
-        reader = "" if changed else f'  - {{name: "User:{name}-reader", access: [read]}}\n'
+        topics = [rf"{name}\.orders.*"] if changed else [rf"{name}\.orders.*", rf"{name}\.events"]
+        principals = [{"name": f"User:{name}-app", "access": ["read", "write"]}]
+        if not changed:
+            principals.append({"name": f"User:{name}-reader", "access": ["read"]})
         if "principal" in extra:
-            reader += f'  - {{name: "{extra["principal"]}", access: [read]}}\n'
-        prefixes = ", ".join(f'"{p}"' for p in [f"{name}.", *extra.get("prefixes", [])])
-        namespace = f"namespace: {extra['namespace']}\n" if "namespace" in extra else ""
-        (root / "tenants" / f"{name}.yaml").write_text(
-            f"name: {name}\nowners: [\"{name}@example.com\"]\nclassification: internal\n{namespace}"
-            f"topic_prefixes: [{prefixes}]\ngroup_prefixes: [\"{name}-\"]\n"
-            f"principals:\n  - {{name: \"User:{name}-app\", access: [read, write]}}\n{reader}"
-            f"flows:\n{flows}"
-            f"grants:\n  - {{to: t{(i + 1) % tenants:04d}, topics: [\"{name}.public.\"], access: [read]}}\n")
+            principals.append({"name": extra["principal"], "access": ["read"]})
+        tenant = {"name": name, "owners": [f"{name}@example.com"], "classification": "internal",
+                  **({"namespace": extra["namespace"]} if "namespace" in extra else {}),
+                  "topic_prefixes": [f"{name}.", *extra.get("prefixes", [])], "group_prefixes": [f"{name}-"],
+                  "principals": principals,
+                  "flows": [{"source": source, "target": target, "topics": list(topics), "groups": [f"{name}-.*"]}
+                            for source, target in PAIRS],
+                  "grants": [{"to": f"t{(i + 1) % tenants:04d}", "topics": [f"{name}.public."], "access": ["read"]}]}
+        (root / "tenants" / f"{name}.yaml").write_text(yaml_text(tenant))
     return root
 
 
