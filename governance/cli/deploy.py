@@ -65,7 +65,7 @@ def apply(repo: Path, dry_run: bool, batch_size: int, kubeconfig: Path | None, s
     if state.strimzi and kubeconfig is not None:  # first: an apiserver that refuses an object stops apply
         from governance.k8s.strimzi_apply import api_client, plan_objects  # before the brokers change
 
-        kube_plan = plan_objects(api_client(kubeconfig), state.strimzi)
+        kube_plan = plan_objects(api_client(kubeconfig), state.strimzi, check=not dry_run)
     elif state.strimzi:
         log.warning("%d Strimzi objects not applied: no --kubeconfig (write them with `mm2gov generate`)",
                     len(state.strimzi))

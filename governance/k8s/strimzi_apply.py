@@ -115,10 +115,11 @@ class KubePlan:
         return self.changes
 
 
-def plan_objects(client: Any, objects: list[dict[str, Any]]) -> KubePlan:
-    """Read the live objects and plan the creates, replaces and deletes that make the owned ones `objects`,
-    then send each with dryRun=All: the apiserver validates every one before `apply` changes anything, on
-    Kubernetes or on the brokers. A refusal is a RuntimeFailure naming the object; nothing was written."""
+def plan_objects(client: Any, objects: list[dict[str, Any]], check: bool = True) -> KubePlan:
+    """Read the live objects and plan the creates, replaces and deletes that make the owned ones `objects`;
+    with `check`, send each with dryRun=All: the apiserver validates every one before `apply` changes
+    anything, on Kubernetes or on the brokers. A refusal is a RuntimeFailure naming the object; nothing was
+    written. Without `check` (`apply --dry-run`) only reads are sent: a preview needs no write access."""
     from kubernetes import client as k8s
 
     api: Any = k8s.CustomObjectsApi(client)  # its methods answer plain dicts, typed `object`
@@ -146,7 +147,7 @@ def plan_objects(client: Any, objects: list[dict[str, Any]]) -> KubePlan:
                     if (kind, namespace, name) not in desired:
                         changes.deleted.append(f"{kind} {namespace}/{name}")
                         writes.append(_Write("delete", namespace, plural, name))
-        for write in writes:
+        for write in writes if check else ():
             write.send(api, dry_run=True)
     return KubePlan(api, changes, writes)
 
