@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
 import click
@@ -95,7 +96,9 @@ def secrets_rotate(repo: Path, target: str, tenant: str | None, admin_secrets_di
                    opa_url: str | None) -> None:
     """Rotate SCRAM passwords and client certificates: the new ones are stored and registered on
     the brokers, dependants (KafkaMirrorMaker2, Deployments labelled mm2gov.io/flow) are rolled
-    with --kubeconfig, and the old ones stop working. Flows to restart are listed."""
+    with --kubeconfig, and the old ones stop working. Flows to restart are listed. Nothing changes
+    before every cluster answered its admin, every clients CA needed is there and (with --kubeconfig)
+    the apiserver accepted each rollout in a dry run."""
     from governance.kafka.apply import client_config
     from governance.render import secrets as render_secrets
     from governance.secrets.rotate import roll_dependants, rotate
@@ -105,11 +108,16 @@ def secrets_rotate(repo: Path, target: str, tenant: str | None, admin_secrets_di
     store, where = _secret_store(target, kubeconfig, system_namespace, state, inventory.clusters)
     admin_store = DirSecretStore(admin_secrets_dir) if admin_secrets_dir else store
     configs = {alias: client_config(alias, cluster, admin_store) for alias, cluster in inventory.clusters.items()}
-    result = rotate(state, inventory.clusters, store, configs, tenant, key_algorithm)
-    if kubeconfig is not None and result.flows:
+    kube = None
+    if kubeconfig is not None:
         from governance.k8s.strimzi_apply import api_client
 
+        kube = api_client(kubeconfig)
+    check_roll = None if kube is None else partial(roll_dependants, kube, state, inventory.clusters,
+                                                   generation="dry-run", dry_run=True)
+    result = rotate(state, inventory.clusters, store, configs, tenant, key_algorithm, check_roll=check_roll)
+    if kube is not None and result.flows:
         rotated_at = max(r.issued_at for r in result.rotated)
-        result.rolled = roll_dependants(api_client(kubeconfig), state, inventory.clusters, result.flows, rotated_at)
+        result.rolled = roll_dependants(kube, state, inventory.clusters, result.flows, rotated_at)
     click.echo(render_secrets.rotation_json(result) if output_format == "json" else
                render_secrets.rotation_text(result, where), nl=False)

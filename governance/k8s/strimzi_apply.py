@@ -109,7 +109,7 @@ class KubePlan:
     def apply(self) -> KubeChanges:
         """Make the planned changes. The dry run accepted each of them, so what can still fail here is what
         changed since (another writer: a conflict) or the apiserver going away."""
-        with _refusals():
+        with kubernetes_errors():
             for write in self.writes:
                 write.send(self.api, dry_run=False)
         return self.changes
@@ -126,7 +126,7 @@ def plan_objects(client: Any, objects: list[dict[str, Any]], check: bool = True)
     changes = KubeChanges()
     writes: list[_Write] = []
     desired = {(o["kind"], o["metadata"]["namespace"], o["metadata"]["name"]): o for o in objects}
-    with _refusals():
+    with kubernetes_errors():
         for (kind, namespace, name), obj in sorted(desired.items()):
             live = _live(api, namespace, PLURALS[kind], name)
             if live is None:
@@ -165,8 +165,9 @@ def _live(api: Any, namespace: str, plural: str, name: str) -> dict[str, Any] | 
 
 
 @contextlib.contextmanager
-def _refusals() -> Iterator[None]:
-    """Whatever the kubernetes client raises is one message (exit 3), never a traceback."""
+def kubernetes_errors() -> Iterator[None]:
+    """Whatever the kubernetes client raises (a refusal, an apiserver that cannot be reached) is one message
+    (exit 3), never a traceback."""
     from kubernetes.client.exceptions import ApiException
 
     try:
@@ -174,7 +175,7 @@ def _refusals() -> Iterator[None]:
     except RuntimeFailure:
         raise
     except ApiException as exc:
-        raise RuntimeFailure(f"Kubernetes refused a Strimzi object: HTTP {exc.status} {exc.reason}: "
+        raise RuntimeFailure(f"Kubernetes refused a request: HTTP {exc.status} {exc.reason}: "
                              f"{_message(exc)}") from None
     except Exception as exc:  # noqa: BLE001 - connection errors of urllib3 and the like: one message
         raise RuntimeFailure(f"Kubernetes API unreachable: {type(exc).__name__}") from None

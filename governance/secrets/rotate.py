@@ -1,6 +1,8 @@
 """`mm2gov secrets rotate`: new credentials, stored and registered, dependants rolled, old ones gone.
 
-Order, per cluster: the new SCRAM password is written to the store, then registered on the
+First, everything that can be checked without changing anything: the clients CAs, every cluster
+(reached with its admin credentials), and with --kubeconfig the apiserver's dry run of each rollout.
+Then, per cluster: the new SCRAM password is written to the store, then registered on the
 brokers (Kafka keeps one credential per user and mechanism, so registering the new password
 retires the old one at that moment); when registration fails the old secret is put back, so the
 store and the brokers never disagree. New client certificates are written to the store (the
@@ -12,14 +14,16 @@ Strimzi or the Deployment controller restart them with the new Secret.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from governance.compile.desired import DesiredState
 from governance.config.schema import Cluster
 from governance.errors import RuntimeFailure
-from governance.k8s.strimzi_apply import ROLLOUT_ANNOTATION
+from governance.k8s.strimzi_apply import ROLLOUT_ANNOTATION, kubernetes_errors
 from governance.kafka import admin as kafka_admin
+from governance.kafka.apply import cluster_metadata
 from governance.model.names import mirror_maker_object, mm2_principal
 from governance.secrets.issue import FINGERPRINT, GENERATION, NOT_AFTER, Issued, load_ca, scram_doc, tls_doc
 from governance.secrets.names import PASSWORD_KEY, scram_secret, tls_secret, user_name
@@ -51,88 +55,127 @@ def _old_doc(store: SecretStore, name: str, kind: str, tenant: str | None, clust
 
 def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore,
            admin_configs: dict[str, dict[str, Any]], tenant: str | None = None,
-           algorithm: str = "ec") -> Rotation:
-    """Rotate the SCRAM passwords and client certificates of `tenant`'s principals (all when None)."""
+           algorithm: str = "ec", check_roll: Callable[[list[str]], object] | None = None) -> Rotation:
+    """Rotate the SCRAM passwords and client certificates of `tenant`'s principals (all when None).
+
+    Nothing changes before everything that can be checked has been: the tenant; the clients CA of every
+    cluster whose certificates rotate; every cluster, reached with its admin credentials (its SCRAM users
+    listed); and `check_roll(flows)`, what rolling the flows to restart will need (with --kubeconfig, the
+    apiserver's dry run of each patch). A cluster that still fails (its brokers go away mid-way) gets its old
+    secrets back, and the message names the clusters rotated before it."""
     if tenant is not None and tenant not in state.tenant_namespaces:
         raise RuntimeFailure(f"unknown tenant {tenant!r} (tenants: {', '.join(sorted(state.tenant_namespaces))})")
-    result = Rotation()
+    chosen = {alias: mine for alias, principals in sorted(state.scram_users().items())
+              if (mine := sorted(p for p in principals if tenant is None or state.principal_tenants.get(p) == tenant))}
     mm2_flows = {mm2_principal(f.flow_id): f.flow_id for f in state.flows}
-    for alias, principals in sorted(state.scram_users().items()):
-        chosen = sorted(p for p in principals if tenant is None or state.principal_tenants.get(p) == tenant)
-        if not chosen:
-            continue
-        _rotate_scram(alias, clusters[alias], chosen, state, store, admin_configs[alias], result)
-        client_ca_name = clusters[alias].security.client_ca_secret
-        if client_ca_name:
-            client_ca = load_ca(store, client_ca_name, alias)
-            if client_ca is None:
-                raise RuntimeFailure(f"cluster {alias}: clients CA {client_ca_name!r} is missing; "
-                                     "run `mm2gov secrets issue` first")
-            for principal in chosen:
+    flows = list(dict.fromkeys(mm2_flows[p] for principals in chosen.values() for p in principals if p in mm2_flows))
+    client_cas = {}
+    for alias in chosen:
+        if name := clusters[alias].security.client_ca_secret:
+            client_cas[alias] = load_ca(store, name, alias)
+            if client_cas[alias] is None:
+                raise RuntimeFailure(f"cluster {alias}: clients CA {name!r} is missing; run `mm2gov secrets issue` "
+                                     "first (nothing was rotated)")
+    admins = {}
+    for alias in chosen:
+        cluster_metadata(alias, admin_configs[alias])  # reachable? one clear message, before any change
+        admins[alias] = kafka_admin.admin_client(admin_configs[alias])
+        kafka_admin.scram_users(admins[alias])  # the admin's credentials work and may see SCRAM users
+    if check_roll is not None and flows:
+        check_roll(flows)
+    result, done = Rotation(flows=flows), []
+    for alias, principals in chosen.items():
+        try:
+            _rotate_scram(alias, clusters[alias], principals, state, store, admins[alias], result)
+        except RuntimeFailure as exc:
+            if done:
+                raise RuntimeFailure(f"{exc}; already rotated: cluster(s) {', '.join(done)} (their old credentials "
+                                     "no longer work): run `mm2gov secrets rotate` again") from None
+            raise
+        done.append(alias)
+        if alias in client_cas:
+            for principal in principals:
                 name = tls_secret(alias, principal)
-                doc = tls_doc(alias, principal, state.principal_tenants.get(principal), client_ca, algorithm,
+                doc = tls_doc(alias, principal, state.principal_tenants.get(principal), client_cas[alias], algorithm,
                               _generation(store, name) + 1)
                 store.write(doc)
                 result.rotated.append(Issued(name, "tls", doc.annotations[FINGERPRINT][7:],
                                              doc.annotations[NOT_AFTER], int(doc.annotations[GENERATION])))
-        result.flows += [mm2_flows[p] for p in chosen if p in mm2_flows and mm2_flows[p] not in result.flows]
     return result
 
 
 def _rotate_scram(alias: str, cluster: Cluster, principals: list[str], state: DesiredState, store: SecretStore,
-                  admin_config: dict[str, Any], result: Rotation) -> None:
+                  admin: Any, result: Rotation) -> None:
+    """New passwords written to the store, then registered; when either fails, the store is put back as it
+    was (old secrets rewritten, new ones that had none removed): the store and the brokers agree."""
     mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
     if mechanism == "PLAIN":
         mechanism = "SCRAM-SHA-512"
     old: list[SecretDoc] = []
+    fresh: list[str] = []  # secrets the rotation creates (the principal had none)
     new: dict[str, Any] = {}
-    for principal in principals:
-        name = scram_secret(alias, principal)
-        tenant = state.principal_tenants.get(principal)
-        if store.get_bytes(name, PASSWORD_KEY) is not None:
-            old.append(_old_doc(store, name, "scram", tenant, alias))
-        password = random_password()
-        doc = scram_doc(alias, principal, tenant, password, _generation(store, name) + 1)
-        store.write(doc)
-        new[user_name(principal)] = password
-        result.rotated.append(Issued(name, "scram", generation=int(doc.annotations[GENERATION])))
+    issued: list[Issued] = []
     try:
-        kafka_admin.upsert_scram_users(kafka_admin.admin_client(admin_config), new, mechanism)
-    except Exception as exc:  # noqa: BLE001 - put the old secrets back, then one clear message
-        for doc in old:
+        for principal in principals:
+            name = scram_secret(alias, principal)
+            tenant = state.principal_tenants.get(principal)
+            if store.get_bytes(name, PASSWORD_KEY) is not None:
+                old.append(_old_doc(store, name, "scram", tenant, alias))
+            else:
+                fresh.append(name)
+            password = random_password()
+            doc = scram_doc(alias, principal, tenant, password, _generation(store, name) + 1)
             store.write(doc)
+            new[user_name(principal)] = password
+            issued.append(Issued(name, "scram", generation=int(doc.annotations[GENERATION])))
+        kafka_admin.upsert_scram_users(admin, new, mechanism)
+    except Exception as exc:  # noqa: BLE001 - put the old secrets back, then one clear message
         reason = exc.args[0] if exc.args and isinstance(exc.args[0], str) else type(exc).__name__
-        raise RuntimeFailure(f"cluster {alias}: registering the new SCRAM credentials failed ({reason}); "
-                             "the old secrets were restored, nothing changed on this cluster") from None
+        try:
+            for doc in old:
+                store.write(doc)
+            for name in fresh:
+                store.delete(name)
+        except Exception as again:  # noqa: BLE001 - say both: the store may now disagree with the brokers
+            raise RuntimeFailure(f"cluster {alias}: rotating the SCRAM credentials failed ({reason}), and putting "
+                                 f"the old secrets back failed too ({type(again).__name__}): run `mm2gov secrets "
+                                 "rotate` again for this cluster") from None
+        raise RuntimeFailure(f"cluster {alias}: rotating the SCRAM credentials failed ({reason}); the old "
+                             "secrets were restored, nothing changed on this cluster") from None
+    result.rotated += issued
     log.info("%s: rotated %d SCRAM credentials", alias, len(new))
 
 
 def roll_dependants(api_client: Any, state: DesiredState, clusters: dict[str, Cluster], flows: list[str],
-                    generation: str) -> list[str]:
-    """Give each flow's KafkaMirrorMaker2 (and Deployments labelled with the flow) a new pod annotation."""
+                    generation: str, dry_run: bool = False) -> list[str]:
+    """Give each flow's KafkaMirrorMaker2 (and Deployments labelled with the flow) a new pod annotation; with
+    `dry_run`, have the apiserver check each patch (dryRun=All) without making it: what `rotate` asks before
+    it changes anything. A refusal or an unreachable apiserver is one RuntimeFailure."""
     from kubernetes import client
     from kubernetes.client.exceptions import ApiException
 
     custom, apps = client.CustomObjectsApi(api_client), client.AppsV1Api(api_client)
+    options = {"dry_run": "All"} if dry_run else {}
     patch = {"spec": {"template": {"pod": {"metadata": {"annotations": {ROLLOUT_ANNOTATION: generation}}}}}}
     rolled: list[str] = []
     by_id = {f.flow_id: f for f in state.flows}
-    for flow_id in flows:
-        target = clusters[by_id[flow_id].target]
-        if target.strimzi is None:
-            continue
-        namespace, name = target.strimzi.namespace, mirror_maker_object(flow_id)
-        try:
-            custom.patch_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkamirrormaker2s",
-                                                  name, patch)
-            rolled.append(f"KafkaMirrorMaker2 {namespace}/{name}")
-        except ApiException as exc:
-            if exc.status != 404:
-                raise RuntimeFailure(f"kubernetes: cannot roll KafkaMirrorMaker2 {namespace}/{name}: "
-                                     f"{exc.status} {exc.reason}") from None
-        deployments = apps.list_namespaced_deployment(namespace, label_selector=f"mm2gov.io/flow={name}")
-        for deployment in deployments.items:
-            apps.patch_namespaced_deployment(deployment.metadata.name, namespace, {"spec": {"template": {
-                "metadata": {"annotations": {ROLLOUT_ANNOTATION: generation}}}}})
-            rolled.append(f"Deployment {namespace}/{deployment.metadata.name}")
+    with kubernetes_errors():
+        for flow_id in flows:
+            target = clusters[by_id[flow_id].target]
+            if target.strimzi is None:
+                continue
+            namespace, name = target.strimzi.namespace, mirror_maker_object(flow_id)
+            try:
+                custom.patch_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkamirrormaker2s",
+                                                      name, patch, **options)
+                rolled.append(f"KafkaMirrorMaker2 {namespace}/{name}")
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise RuntimeFailure(f"kubernetes: cannot roll KafkaMirrorMaker2 {namespace}/{name}: "
+                                         f"{exc.status} {exc.reason}") from None
+            deployments = apps.list_namespaced_deployment(namespace, label_selector=f"mm2gov.io/flow={name}")
+            for deployment in deployments.items:
+                apps.patch_namespaced_deployment(deployment.metadata.name, namespace, {"spec": {"template": {
+                    "metadata": {"annotations": {ROLLOUT_ANNOTATION: generation}}}}}, **options)
+                rolled.append(f"Deployment {namespace}/{deployment.metadata.name}")
     return rolled

@@ -5,13 +5,17 @@ tenant is untouched. Tenants rot-a and rot-b are this module's own."""
 from __future__ import annotations
 
 import json
+import socket
+import uuid
 
 import pytest
+import yaml
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
 from devstack.repo import write_stack_repo
-from governance.kafka.admin import admin_client, create_topics
+from devstack.stack import CA_SECRET_NAME
+from governance.kafka.admin import admin_client, create_topics, scram_users
 from governance.kafka.records import Record, produce, read
 from governance.model.names import flow_id
 from governance.secrets.store import DirSecretStore
@@ -133,3 +137,45 @@ def test_rotating_an_unknown_tenant_is_exit_3_and_changes_nothing(rotation):
                    "--tenant", "nobody")
     assert done.returncode == 3 and "error: unknown tenant 'nobody'" in done.stderr
     assert sorted((p.name, p.read_bytes()) for p in rotation["store"].rglob("password")) == before
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("fault", ["cluster_unreachable", "clients_ca_missing", "apiserver_unreachable"])
+def test_a_rotation_that_cannot_finish_changes_nothing(stack, tmp_path, fault):
+    """Each of these faults used to surface after the first cluster (source, in name order) was rotated: its
+    passwords changed in the store and on its brokers, the rest not, nothing rolled. Every one is now checked
+    before the first change: exit 3, the fault named, no secret written, no SCRAM user of the tenant on the
+    source's brokers. The tenant is this test's own (its principals never existed: no apply needed)."""
+    tenant = f"rot-{uuid.uuid4().hex[:5]}"
+    repo, store, admin_store = tmp_path / "repo", tmp_path / "store", tmp_path / "admin"
+    write_stack_repo(stack, repo, [tenant], client_ca=fault == "clients_ca_missing",
+                     strimzi_namespaces={"target": "kafka-rot"} if fault == "apiserver_unreachable" else None)
+    stack.export_secret_store(admin_store)  # the admins' credentials; the rotated secrets go to `store`
+    args = ["secrets", "rotate", str(repo), "--to", f"dir:{store}", "--admin-secrets-dir", str(admin_store),
+            "--tenant", tenant]
+    port = _closed_port()
+    if fault == "cluster_unreachable":
+        document = yaml.safe_load((repo / "clusters.yaml").read_text())
+        document["clusters"]["target"]["bootstrap_servers"] = f"127.0.0.1:{port}"
+        (repo / "clusters.yaml").write_text(yaml.safe_dump(document))
+    if fault == "apiserver_unreachable":
+        kubeconfig = stack.write_kubeconfig(tmp_path / "kubeconfig")
+        config = yaml.safe_load(kubeconfig.read_text())
+        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{port}"
+        kubeconfig.write_text(yaml.safe_dump(config))
+        args += ["--kubeconfig", str(kubeconfig)]
+
+    done = run_cli(*args)
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert {"cluster_unreachable": f"error: cluster target (127.0.0.1:{port}) unreachable",
+            "clients_ca_missing": f"error: cluster source: clients CA {CA_SECRET_NAME!r} is missing",
+            "apiserver_unreachable": "error: Kubernetes API unreachable"}[fault] in done.stderr
+    assert not [path for path in store.rglob("*") if path.is_file()]
+    assert not [user for user in scram_users(admin_client(stack.kafka["source"].admin_config())) if tenant in user]
