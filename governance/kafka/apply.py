@@ -98,11 +98,22 @@ def source_partitions(state: DesiredState, configs: dict[str, dict[str, Any]]) -
     return wanted
 
 
+def issue_passwords(changes: ClusterChanges, store: SecretStore, principal_tenants: dict[str, str]) -> None:
+    """A random password, into the store, for each user the cluster will register that has none yet: done for
+    every cluster before any is changed, so a store that cannot be written stops apply with nothing changed
+    (a password issued for a run that stops later is the one the next run registers)."""
+    for principal in changes.create_users:
+        secret = scram_secret(changes.cluster, principal)
+        if store.get_optional(secret, PASSWORD_KEY) is None:
+            store.write(scram_doc(changes.cluster, principal, principal_tenants.get(principal), random_password()))
+            log.debug("issued a SCRAM password for %s on %s into secret %s", principal, changes.cluster, secret)
+
+
 def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principals: set[str],
-            config: dict[str, Any], store: SecretStore, mechanism: str, batch_size: int = 1000,
-            principal_tenants: dict[str, str] | None = None) -> None:
-    """Run the changes: widen ownership, remove ACLs and users, register users and topics, set and remove client
-    quotas, add ACLs, narrow ownership. Re-running converges."""
+            config: dict[str, Any], store: SecretStore, mechanism: str, batch_size: int = 1000) -> None:
+    """Run the changes: widen ownership, remove ACLs and users, register users (their passwords issued by
+    `issue_passwords`) and topics, set and remove client quotas, add ACLs, narrow ownership. Re-running
+    converges."""
     admin = kafka_admin.admin_client(config)
     began = time.perf_counter()
     ownership.ensure_topic(admin)
@@ -113,16 +124,7 @@ def execute(alias: str, changes: ClusterChanges, live: ClusterSnapshot, principa
     log.info("%s: removed %d ACLs and %d users in %.1fs", alias, len(changes.delete_acls), len(changes.delete_users),
              changes.seconds["remove"])
     began = time.perf_counter()
-    principal_tenants = principal_tenants or {}
-    passwords = {}
-    for principal in changes.create_users:
-        secret = scram_secret(alias, principal)
-        password = store.get_optional(secret, PASSWORD_KEY)
-        if password is None:  # a new principal: issue its password into the store, then register it
-            password = random_password()
-            store.write(scram_doc(alias, principal, principal_tenants.get(principal), password))
-            log.debug("issued a SCRAM password for %s on %s into secret %s", principal, alias, secret)
-        passwords[user_name(principal)] = password
+    passwords = {user_name(p): store.get(scram_secret(alias, p), PASSWORD_KEY) for p in changes.create_users}
     kafka_admin.upsert_scram_users(admin, passwords, mechanism)
     for name, partitions in changes.create_topics:
         kafka_admin.create_topics(admin, [name], partitions=partitions, replication_factor=-1)
@@ -168,6 +170,8 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
             # run or drift, which only read and may run with an admin that can read but not alter)
             list(pool.map(lambda changes: validate_quotas(changes, configs[changes.cluster]),
                           [changes for changes, _ in planned if changes.quotas]))
+            for changes, _ in planned:
+                issue_passwords(changes, store, state.principal_tenants)
             futures = [pool.submit(_execute_cluster, alias, clusters[alias], changes, live, state, configs[alias],
                                    store, batch_size)
                        for alias, (changes, live) in zip(aliases, planned, strict=True) if changes.count]
@@ -204,8 +208,7 @@ def _execute_cluster(alias: str, cluster: Cluster, changes: ClusterChanges, live
     mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
     if mechanism == "PLAIN":  # SCRAM credentials are what mm2gov registers
         mechanism = "SCRAM-SHA-512"
-    execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size,
-            state.principal_tenants)
+    execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size)
 
 
 def cluster_report(clusters: Mapping[str, Any], pairs: Iterable[tuple[str, str]],

@@ -89,6 +89,9 @@ class DirSecretStore:
             return self.path(name, key).read_bytes()
         except FileNotFoundError:
             return None
+        except OSError as exc:  # a file where the secret's folder belongs, a folder for a key, no permission
+            raise RuntimeFailure(f"secret store {self.root}: cannot read secret {name!r}: "
+                                 f"{exc.strerror or type(exc).__name__}") from None
 
     def data(self, name: str) -> dict[str, bytes] | None:
         """Every key of the secret (None when there is no such secret)."""
@@ -114,15 +117,20 @@ class DirSecretStore:
         write_private(path, data)
 
     def write(self, doc: SecretDoc) -> None:
-        """Replace the secret: every key of `doc`, keys it no longer has removed, metadata beside."""
+        """Replace the secret: every key of `doc`, keys it no longer has removed, metadata beside. A folder
+        that cannot be written (read-only, a mounted Secret) is one RuntimeFailure naming the secret."""
         folder = self.root / _check(doc.name)
-        for key, data in doc.data.items():
-            self.put_bytes(doc.name, key, data)
-        for stale in folder.iterdir():
-            if not stale.name.startswith(".") and stale.name not in doc.data:
-                stale.unlink()
-        meta = {"kind": doc.kind, "tenant": doc.tenant, "cluster": doc.cluster, "annotations": doc.annotations}
-        write_private(folder / META_FILE, json.dumps(meta, indent=1, sort_keys=True).encode())
+        try:
+            for key, data in doc.data.items():
+                self.put_bytes(doc.name, key, data)
+            for stale in folder.iterdir():
+                if not stale.name.startswith(".") and stale.name not in doc.data:
+                    stale.unlink()
+            meta = {"kind": doc.kind, "tenant": doc.tenant, "cluster": doc.cluster, "annotations": doc.annotations}
+            write_private(folder / META_FILE, json.dumps(meta, indent=1, sort_keys=True).encode())
+        except OSError as exc:
+            raise RuntimeFailure(f"secret store {self.root}: cannot write secret {doc.name!r}: "
+                                 f"{exc.strerror or type(exc).__name__}") from None
 
     def delete(self, name: str) -> None:
         shutil.rmtree(self.root / _check(name), ignore_errors=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from devstack.repo import write_stack_repo
+from governance.kafka import ownership
 from governance.kafka.admin import admin_client, describe_acls
 from tests.conftest import run_cli, secret_values
 
@@ -84,3 +85,26 @@ def test_no_secret_value_in_any_output_or_generated_file(repo, tmp_path):
         assert len(canary) >= 32
         assert not any(canary in text for text in transcripts), "a secret value reached the output"
         assert not any(canary in text for text in written), "a secret value reached a generated file"
+
+
+def test_a_damaged_secret_store_stops_apply_before_any_change(stack, repo):
+    """apply reads and issues the passwords of new users in the store for every cluster before it changes
+    any: a secret it cannot read or write (here a file where the secret's folder belongs; a read-only
+    mount fails the write the same way, which root, running this suite, would not see) is exit 3 naming
+    it, and no cluster was touched (before, each cluster had already recorded the new principals as owned
+    and removed what it was removing when the store failed, then said 'internal error')."""
+    repo_dir, secrets = repo
+    [tenant] = [p.stem for p in (repo_dir / "tenants").glob("*.yaml")]
+    blocked = secrets / f"scram-target-{tenant}-app"
+    blocked.write_text("not a folder")
+    owned_before = {alias: ownership.read_owned(stack.kafka[alias].admin_config()) for alias in stack.kafka}
+
+    done = run_cli("apply", str(repo_dir), "--secrets-dir", str(secrets))
+
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+    assert f"error: secret store {secrets}: cannot read secret 'scram-target-{tenant}-app': Not a directory" \
+        in done.stderr
+    for alias, cluster in stack.kafka.items():
+        assert ownership.read_owned(cluster.admin_config()) == owned_before[alias], alias
+        assert not [b for b in describe_acls(admin_client(cluster.admin_config())) if tenant in b.principal], alias
