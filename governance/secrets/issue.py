@@ -155,8 +155,9 @@ def issue_missing(state: DesiredState, clusters: dict[str, Cluster], store: Secr
                 continue
             ca = new_ca(f"mm2gov {alias} {'clients' if name == security.client_ca_secret else 'cluster'} CA",
                         algorithm=algorithm)
-            for doc in ca_docs(name, ca, alias):
-                store.write(doc)
+            public, key = ca_docs(name, ca, alias)
+            store.write(key)  # the key first: a public part without its key would pass for an imported CA
+            store.write(public)
             client_cas[name] = ca
             issued.append(Issued(name, "ca", ca.fingerprint_sha256, ca.cert.not_valid_after_utc.isoformat()))
         if security.client_ca_secret and client_cas.get(security.client_ca_secret) is None:

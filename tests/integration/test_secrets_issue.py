@@ -10,6 +10,8 @@ from pathlib import Path
 from devstack import tools
 from governance.kafka.admin import admin_client, create_topics
 from governance.kafka.records import Record, produce, read
+from governance.secrets.issue import load_ca
+from governance.secrets.names import ca_key_secret
 from governance.secrets.store import DirSecretStore
 from tests.conftest import REPO_ROOT, run_cli, secret_values
 
@@ -66,3 +68,23 @@ def test_issued_scram_credentials_work_on_the_real_broker(stack, tmp_path):
     client["ssl.ca.location"] = str(Path(store) / "devstack-ca" / "ca.crt")
     result = read(client, "issued.events", 1, timeout=60, group="issued-check")
     assert result.error is None and [r.value for r in result.records] == [b"v"]
+
+
+def test_a_ca_whose_key_cannot_be_stored_is_issued_whole_on_the_next_run(tmp_path):
+    """A new CA's key is stored before its public part: when the key's write fails (here a file where its
+    secret's folder belongs), no public part is left behind to pass for an imported CA on the next run, which
+    would keep that certificate and lose its key for good. The next run issues the CA whole."""
+    store = tmp_path / "store"
+    blocked = store / ca_key_secret("cloud-cluster-ca")
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("not a folder")
+    first = run_cli("secrets", "issue", str(REPO_ROOT / "examples" / "acme"), "--to", f"dir:{store}")
+    assert first.returncode == 3, first.stdout + first.stderr
+    assert f"cannot write secret '{ca_key_secret('cloud-cluster-ca')}'" in first.stderr
+    assert not (store / "cloud-cluster-ca").exists()
+
+    blocked.unlink()
+    again = run_cli("secrets", "issue", str(REPO_ROOT / "examples" / "acme"), "--to", f"dir:{store}")
+    assert again.returncode == 0, again.stderr
+    ca = load_ca(DirSecretStore(store), "cloud-cluster-ca", "cloud")
+    assert ca is not None and ca.cert.public_key().public_numbers() == ca.key.public_key().public_numbers()
