@@ -87,10 +87,13 @@ class KubeSecretStore:
         self._namespaces.add(namespace)
 
     def write(self, doc: SecretDoc) -> None:
+        """Create or replace the Secret in every namespace that reads it, the one it is read back from last:
+        a write that fails part-way leaves that copy as it was, so the next `secrets issue` still finds the
+        secret missing (or old) and writes every copy again, instead of trusting an incomplete set."""
         from kubernetes import client
         from kubernetes.client.exceptions import ApiException
 
-        for namespace in self.placement.namespaces(doc.name):
+        for namespace in reversed(self.placement.namespaces(doc.name)):
             self._ensure_namespace(namespace)
             body = client.V1Secret(
                 metadata=client.V1ObjectMeta(name=doc.name, namespace=namespace, labels=doc.labels(),

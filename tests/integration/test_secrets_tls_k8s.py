@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
+import time
+import uuid
 
 import pytest
 import yaml
@@ -225,3 +227,67 @@ def test_dir_store_files_are_private(certified):
     assert store.annotations("tls-source-cert-a-app")["mm2gov.io/fingerprint"].startswith("sha256:")
     modes = {oct(p.stat().st_mode & 0o777) for p in certified["store"].rglob("*") if p.is_file()}
     assert modes == {"0o600"}
+
+
+def test_a_secret_one_namespace_refused_is_written_everywhere_on_the_next_run(stack, in_kube, tmp_path):
+    """A credential read from several namespaces (the tenant's, and the Strimzi namespace of its cluster) is
+    written to all of them, the one it is read back from last. When one namespace refuses it (here a
+    ValidatingAdmissionPolicy denying SCRAM Secrets there, as an organisation's policy may; the CA's copy,
+    written before, is let through so that a credential is what fails), `issue` stops with
+    exit 3, and the next run, the policy gone, writes the copy that was missing: the read-back copy did not
+    claim a complete set (before, it was written first, and the next run took the secret for issued and
+    never wrote the missing copy)."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    suffix = uuid.uuid4().hex[:5]
+    tenant, strimzi, policy = f"k8s-g{suffix}", f"kafka-g{suffix}", f"no-secrets-{suffix}"
+    repo = tmp_path / "repo"
+    write_stack_repo(stack, repo, [tenant], strimzi_namespaces={"target": strimzi})
+    core, admission = client.CoreV1Api(in_kube["api"]), client.AdmissionregistrationV1Api(in_kube["api"])
+    core.create_namespace({"metadata": {"name": strimzi}})
+    admission.create_validating_admission_policy({
+        "metadata": {"name": policy},
+        "spec": {"failurePolicy": "Fail", "validations": [{"expression": "!object.metadata.name.startsWith('scram-')",
+                                                    "message": "no SCRAM Secrets here"}],
+                 "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                         "operations": ["CREATE", "UPDATE"],
+                                                         "resources": ["secrets"]}]}}})
+    admission.create_validating_admission_policy_binding({
+        "metadata": {"name": policy},
+        "spec": {"policyName": policy, "validationActions": ["Deny"], "matchResources": {
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": strimzi}}}}})
+    probe = {"metadata": {"name": "scram-probe"}, "data": {}}
+    deadline = time.monotonic() + 60
+    while True:  # the apiserver applies a new policy within seconds: wait until it refuses a dry-run Secret
+        try:
+            core.create_namespaced_secret(strimzi, probe, dry_run="All")
+        except ApiException as exc:
+            assert exc.status in (403, 422), exc
+            break
+        assert time.monotonic() < deadline, "the admission policy never took effect"
+        time.sleep(0.2)
+    args = ["secrets", "issue", str(repo), "--to", "k8s", "--kubeconfig", str(in_kube["kubeconfig"])]
+
+    refused = run_cli(*args)
+    assert refused.returncode == 3, refused.stdout + refused.stderr
+    assert f"error: kubernetes: cannot write secret {strimzi}/scram-" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    name = refused.stderr.split(f"cannot write secret {strimzi}/", 1)[1].split(":", 1)[0]
+
+    admission.delete_validating_admission_policy_binding(policy)
+    admission.delete_validating_admission_policy(policy)
+    deadline = time.monotonic() + 60
+    while True:  # and until it takes Secrets again
+        try:
+            core.create_namespaced_secret(strimzi, probe, dry_run="All")
+            break
+        except ApiException:
+            assert time.monotonic() < deadline, "the admission policy never went away"
+            time.sleep(0.2)
+    again = run_cli(*args)
+    assert again.returncode == 0, again.stderr
+    copies = {s.metadata.namespace: s.data["password"]
+              for s in core.list_secret_for_all_namespaces(field_selector=f"metadata.name={name}").items}
+    namespaces, same = sorted(copies), len(set(copies.values())) == 1  # never a value in the assertion's text
+    assert strimzi in namespaces and len(namespaces) >= 2 and same, namespaces
