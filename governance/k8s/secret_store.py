@@ -84,6 +84,8 @@ class KubeSecretStore:
         except ApiException as exc:
             if exc.status != 409:
                 raise _failure(f"create namespace {namespace}", exc) from None
+        except Exception as exc:  # noqa: BLE001 - unreachable API server: one message
+            raise _failure(f"create namespace {namespace}", exc) from None
         self._namespaces.add(namespace)
 
     def write(self, doc: SecretDoc) -> None:

@@ -94,13 +94,16 @@ class OpaEngine:
         self._upload(self.builtin)
 
     def use_extra_modules(self, modules: list[PolicyModule]) -> None:
-        """Replace the organisation modules (a plan's base and head may each have their own)."""
+        """Replace the organisation modules (a plan's base and head may each have their own). Each is
+        recorded as soon as OPA has it, so one OPA refuses after others were taken is removed with them
+        (`close`): an external OPA never keeps part of a repo's rules."""
         assert self.client is not None, "use OpaEngine as a context manager"
         for old in self.extra:
             self._delete(old)
         self.extra = []
-        self._upload(modules)
-        self.extra = list(modules)
+        for module in modules:
+            self._upload([module])
+            self.extra.append(module)
 
     def _remove_extra(self) -> None:
         """Best effort: an OPA that stopped answering keeps them (a warning says so)."""

@@ -171,3 +171,21 @@ def test_devstack_opa_has_an_empty_environment(tmp_path, monkeypatch):
         assert environ(server.process.pid) == {"GOGC": "250"}
     finally:
         server.stop()
+
+
+def test_an_external_opa_keeps_no_part_of_rules_it_refused(tmp_path):
+    """With --opa-url, the organisation modules are uploaded one by one; when OPA refuses one, those it took
+    before are removed too when the command ends: an OPA that other commands share never keeps half a
+    repo's rules (before, only a complete upload was remembered, and so removed)."""
+    good, bad = tmp_path / "good.rego", tmp_path / "bad.rego"
+    good.write_text(HEADER + 'violations contains lib.violation("x", "low", "", "m", "") if false\n')
+    bad.write_text(HEADER + "violations contains v if {\n\tv := \n}\n")
+    server = OpaServer(tmp_path / "opa", log_level="error")
+    server.start()
+    try:
+        with OpaEngine(builtin_modules(), url=server.url) as engine, pytest.raises(PolicySyntaxError):
+            engine.use_extra_modules([PolicyModule("org/good.rego", good), PolicyModule("org/bad.rego", bad)])
+        ids = {policy["id"] for policy in requests.get(f"{server.url}/v1/policies", timeout=10).json()["result"]}
+    finally:
+        server.stop()
+    assert ids and not {"org/good.rego", "org/bad.rego"} & ids
