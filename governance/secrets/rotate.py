@@ -20,7 +20,7 @@ from typing import Any
 
 from governance.compile.desired import DesiredState
 from governance.config.schema import Cluster
-from governance.errors import RuntimeFailure
+from governance.errors import ConfigError, RuntimeFailure
 from governance.k8s.strimzi_apply import ROLLOUT_ANNOTATION, kubernetes_errors
 from governance.kafka import admin as kafka_admin
 from governance.kafka.apply import cluster_metadata
@@ -64,7 +64,8 @@ def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore
     apiserver's dry run of each patch). A cluster that still fails (its brokers go away mid-way) gets its old
     secrets back, and the message names the clusters rotated before it."""
     if tenant is not None and tenant not in state.tenant_namespaces:
-        raise RuntimeFailure(f"unknown tenant {tenant!r} (tenants: {', '.join(sorted(state.tenant_namespaces))})")
+        tenants = ", ".join(sorted(state.tenant_namespaces))
+        raise ConfigError(f"no tenant '{tenant}' in the repo (its tenants: {tenants})")
     chosen = {alias: mine for alias, principals in sorted(state.scram_users().items())
               if (mine := sorted(p for p in principals if tenant is None or state.principal_tenants.get(p) == tenant))}
     mm2_flows = {mm2_principal(f.flow_id): f.flow_id for f in state.flows}
