@@ -274,7 +274,12 @@ def write(migration: Migration, target: dict[str, Any]) -> dict[str, int]:
     written: dict[str, int] = {}
     with CommittedReader(alias, target, "migrate") as on_target:
         for name in sorted({s.offsets_topic for s in pending}):
-            held = latest_positions(_raw(on_target.read(name)))
+            try:
+                held = latest_positions(_raw(on_target.read(name)))
+            except OffsetRecordError as exc:  # a record --force wrote over: say which, never a traceback
+                raise RuntimeFailure(f"cluster {alias}: {name} read back with a record that is not Connect's "
+                                     f"({exc}); the seeds were written: check the topic before starting its "
+                                     "flow") from None
             wrong = [s for s in pending if s.offsets_topic == name and held.get(s.position.key) != s.position]
             if wrong:
                 raise RuntimeFailure(f"cluster {alias}: {name} read back without {len(wrong)} of its seeds "
