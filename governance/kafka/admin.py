@@ -172,6 +172,14 @@ def delete_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int =
         _wait(admin.delete_acls(filters, request_timeout=TIMEOUT), "delete ACL")
 
 
+def cluster_operations(admin: AdminClient) -> set[str]:
+    """The operations the client's principal may perform on the cluster resource, as the brokers' authorizer
+    answers DescribeCluster with its authorized operations (KIP-430): asked before a change, never guessed."""
+    described = answer(admin.describe_cluster(include_authorized_operations=True, request_timeout=TIMEOUT),
+                       "describe cluster")
+    return {operation.name for operation in described.authorized_operations or []}
+
+
 def scram_users(admin: AdminClient) -> set[str]:
     every_user = admin.describe_user_scram_credentials(request_timeout=TIMEOUT)  # no users named: one future
     if not isinstance(every_user, Future):

@@ -170,6 +170,8 @@ def apply_state(state: DesiredState, clusters: dict[str, Cluster], store: Secret
             # run or drift, which only read and may run with an admin that can read but not alter)
             list(pool.map(lambda changes: validate_quotas(changes, configs[changes.cluster]),
                           [changes for changes, _ in planned if changes.quotas]))
+            list(pool.map(lambda changes: check_rights(changes, configs[changes.cluster]),
+                          [changes for changes, _ in planned]))
             for changes, _ in planned:
                 issue_passwords(changes, store, state.principal_tenants)
             futures = [pool.submit(_execute_cluster, alias, clusters[alias], changes, live, state, configs[alias],
@@ -194,6 +196,19 @@ def refuse_unnamed_deletions(planned: Iterable[ClusterChanges]) -> None:
             f"client cannot name (UNKNOWN), e.g. {first.principal!r} {first.operation} {first.resource_type} "
             f"{first.pattern_type} {first.resource_name!r}; remove them with Kafka's kafka-acls.sh --remove, then "
             "run apply again. Nothing was changed")
+
+
+def check_rights(changes: ClusterChanges, config: dict[str, Any]) -> None:
+    """Stop before any change when the cluster's admin may not ALTER the cluster, which creating and deleting
+    ACLs and SCRAM users takes (asked of the brokers' authorizer): otherwise the clusters before it in the run
+    would be changed and it would fail half-way. Quotas have their own check (validate_quotas)."""
+    if not (changes.create_acls or changes.delete_acls or changes.create_users or changes.delete_users):
+        return
+    allowed = kafka_admin.cluster_operations(kafka_admin.admin_client(config))
+    if "ALTER" not in allowed and "ALL" not in allowed:
+        raise RuntimeFailure(f"cluster {changes.cluster}: its admin principal may not ALTER the cluster (the brokers "
+                             f"allow it {', '.join(sorted(allowed)) or 'nothing'}), which changing ACLs and SCRAM "
+                             "users takes; nothing was changed")
 
 
 def validate_quotas(changes: ClusterChanges, config: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ removes at its end the quotas it set by hand and the ones mm2gov set, so it leav
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -25,12 +26,20 @@ import yaml
 from kafka.protocol.admin import AlterClientQuotasRequest
 
 from devstack.kafka import ADMIN_USER
-from devstack.repo import as_yaml, write_stack_repo
+from devstack.repo import as_yaml, tenant_document, write_stack_repo
 from devstack.stack import Stack
 from governance.config import load_inventory
 from governance.errors import RuntimeFailure
 from governance.files import YAML_DUMPER
-from governance.kafka.admin import admin_client, create_acls, delete_acls, delete_scram_users, upsert_scram_user
+from governance.kafka.admin import (
+    admin_client,
+    create_acls,
+    delete_acls,
+    delete_scram_users,
+    describe_acls,
+    scram_users,
+    upsert_scram_user,
+)
 from governance.kafka.quotas import (
     TIMEOUT_MS,
     USER_ENTITY,
@@ -256,26 +265,26 @@ def test_the_audit_collects_every_user_quota_as_the_brokers_hold_it(stack, estat
             (principal, key, value) for principal, values in by_kafka.items() for key, value in values.items())
 
 
-LIMITED = f"limited-admin-{RUN}"  # may do everything apply needs on target but ALTER_CONFIGS on the cluster
-LIMITED_ACLS = [AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", "ALL"),
-                AclBinding(f"User:{LIMITED}", "TOPIC", "*", "LITERAL", "ALL"),
-                AclBinding(f"User:{LIMITED}", "GROUP", "*", "LITERAL", "ALL"),
-                AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", "ALTER_CONFIGS", "DENY")]
+LIMITED = f"limited-admin-{RUN}"  # may do everything apply needs on target but one operation on the cluster
 
 
-def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(stack, estate, tmp_path):
-    """AlterClientQuotas needs ALTER_CONFIGS on the cluster: with target's admin denied it, applying the sized repo
-    over the unsized state is refused in one line naming target and the MM2 principal, exit 3, and source, whose
-    admin may set its quota, is not changed either (every cluster's quotas are validated before any change)."""
-    apply(estate["unsized"], estate["secrets"])
+@contextlib.contextmanager
+def limited_target_admin(stack: Stack, repo_from: Path, secrets_from: Path, scratch: Path,
+                         denied: str) -> Iterator[tuple[Path, Path]]:
+    """A copy of `repo_from` and its secrets whose target admin is LIMITED: ALL on the cluster, topics and
+    groups but `denied` on the cluster; the user and its ACLs are removed afterwards (the stack is shared)."""
+    acls = [AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", "ALL"),
+            AclBinding(f"User:{LIMITED}", "TOPIC", "*", "LITERAL", "ALL"),
+            AclBinding(f"User:{LIMITED}", "GROUP", "*", "LITERAL", "ALL"),
+            AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", denied, "DENY")]
     password = random_password()
     target = admin_client(stack.kafka[TARGET].admin_config())
     upsert_scram_user(target, LIMITED, password)
-    create_acls(target, LIMITED_ACLS)
+    create_acls(target, acls)
     try:
-        repo, secrets = tmp_path / "limited", tmp_path / "secrets"
-        shutil.copytree(estate["sized"], repo)
-        shutil.copytree(estate["secrets"], secrets)
+        repo, secrets = scratch / "limited", scratch / "secrets"
+        shutil.copytree(repo_from, repo)
+        shutil.copytree(secrets_from, secrets)
         clusters = yaml.safe_load((repo / "clusters.yaml").read_text())
         security = clusters["clusters"][TARGET]["security"]
         assert security["admin_credentials_secret"] == f"{TARGET}-admin"
@@ -284,6 +293,18 @@ def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(stack, estate, 
         store = DirSecretStore(secrets)
         store.put(f"{TARGET}-limited", "username", SecretValue(LIMITED))
         store.put(f"{TARGET}-limited", "password", password)
+        yield repo, secrets
+    finally:  # the shared stack keeps no admin of this test's
+        delete_acls(target, acls)
+        delete_scram_users(target, [LIMITED])
+
+
+def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(stack, estate, tmp_path):
+    """AlterClientQuotas needs ALTER_CONFIGS on the cluster: with target's admin denied it, applying the sized repo
+    over the unsized state is refused in one line naming target and the MM2 principal, exit 3, and source, whose
+    admin may set its quota, is not changed either (every cluster's quotas are validated before any change)."""
+    apply(estate["unsized"], estate["secrets"])
+    with limited_target_admin(stack, estate["sized"], estate["secrets"], tmp_path, "ALTER_CONFIGS") as (repo, secrets):
         before = {alias: quotas_by_admin_api(stack, alias) for alias in SIZED_CLUSTERS}
         refused = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
         assert refused.returncode == 3, refused.stdout + refused.stderr
@@ -291,6 +312,22 @@ def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(stack, estate, 
                 in refused.stderr), refused.stderr
         assert {alias: quotas_by_admin_api(stack, alias) for alias in SIZED_CLUSTERS} == before
         assert not owned_keys(before[SOURCE])  # source would have got the MM2's fetch quota
-    finally:  # the shared stack keeps no admin of this test's
-        delete_acls(target, LIMITED_ACLS)
-        delete_scram_users(target, [LIMITED])
+
+
+def test_apply_whose_admin_may_not_alter_one_cluster_changes_no_cluster(stack, estate, tmp_path):
+    """Creating ACLs and SCRAM users needs ALTER on the cluster: with target's admin denied it, applying a repo
+    with a new tenant is refused before any change, in one line naming target, exit 3 (the brokers' own answer
+    to DescribeCluster says what the admin may do); source, whose admin may, gets none of the tenant's ACLs
+    or users either (before, source was changed and target failed at its first SCRAM user)."""
+    apply(estate["unsized"], estate["secrets"])
+    tenant = f"q{RUN}-new"
+    with limited_target_admin(stack, estate["unsized"], estate["secrets"], tmp_path, "ALTER") as (repo, secrets):
+        (repo / "tenants" / f"{tenant}.yaml").write_text(as_yaml(tenant_document(tenant)))
+        refused = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
+        assert refused.returncode == 3, refused.stdout + refused.stderr
+        assert f"error: cluster {TARGET}: its admin principal may not ALTER the cluster" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        for alias in (SOURCE, TARGET):
+            admin = admin_client(stack.kafka[alias].admin_config())
+            assert not [b for b in describe_acls(admin) if tenant in b.principal], alias
+            assert not [user for user in scram_users(admin) if tenant in user], alias
