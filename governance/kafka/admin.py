@@ -97,15 +97,27 @@ def upsert_scram_user(admin: AdminClient, user: str, password: SecretValue,
 
 
 def upsert_scram_users(admin: AdminClient, passwords: dict[str, SecretValue], mechanism: str = "SCRAM-SHA-512",
-                       iterations: int = 8192, batch: int = 500) -> None:
-    """Create or update SCRAM credentials, `batch` users per AlterUserScramCredentials request."""
+                       iterations: int = 8192, batch: int = 500, registered: list[str] | None = None) -> None:
+    """Create or update SCRAM credentials, `batch` users per AlterUserScramCredentials request; the first
+    user the brokers refuse is a RuntimeFailure once its batch is answered. `registered` (when given) gets
+    every user they took, those of that batch too: what a caller putting secrets back must leave alone."""
     mech = ScramMechanism[mechanism.replace("-", "_")]
     users = sorted(passwords)
     for start in range(0, len(users), batch):
         upserts: list[UserScramCredentialAlteration] = [
             UserScramCredentialUpsertion(u, ScramCredentialInfo(mech, iterations), passwords[u].reveal().encode())
             for u in users[start:start + batch]]
-        _wait(admin.alter_user_scram_credentials(upserts, request_timeout=TIMEOUT), "SCRAM user")
+        refused: RuntimeFailure | None = None
+        for user, future in admin.alter_user_scram_credentials(upserts, request_timeout=TIMEOUT).items():
+            try:
+                answer(future, f"SCRAM user {user}")
+            except RuntimeFailure as exc:
+                refused = refused or exc
+                continue
+            if registered is not None:
+                registered.append(user)
+        if refused is not None:
+            raise refused
 
 
 # confluent-kafka calls the cluster resource BROKER; Kafka and the contract call it CLUSTER.

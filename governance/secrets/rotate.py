@@ -14,7 +14,7 @@ Strimzi or the Deployment controller restart them with the new Secret.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,7 +87,9 @@ def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore
     result, done = Rotation(flows=flows), []
     for alias, principals in chosen.items():
         try:
-            _rotate_scram(alias, clusters[alias], principals, state, store, admins[alias], result)
+            mechanism = clusters[alias].security.sasl_mechanism or "SCRAM-SHA-512"
+            result.rotated += rotate_scram(alias, "SCRAM-SHA-512" if mechanism == "PLAIN" else mechanism,
+                                           principals, state.principal_tenants, store, admins[alias])
         except RuntimeFailure as exc:
             if done:
                 raise RuntimeFailure(f"{exc}; already rotated: cluster(s) {', '.join(done)} (their old credentials "
@@ -105,46 +107,49 @@ def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore
     return result
 
 
-def _rotate_scram(alias: str, cluster: Cluster, principals: list[str], state: DesiredState, store: SecretStore,
-                  admin: Any, result: Rotation) -> None:
-    """New passwords written to the store, then registered; when either fails, the store is put back as it
-    was (old secrets rewritten, new ones that had none removed): the store and the brokers agree."""
-    mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
-    if mechanism == "PLAIN":
-        mechanism = "SCRAM-SHA-512"
-    old: list[SecretDoc] = []
-    fresh: list[str] = []  # secrets the rotation creates (the principal had none)
+def rotate_scram(alias: str, mechanism: str, principals: list[str], tenants: Mapping[str, str],
+                 store: SecretStore, admin: Any) -> list[Issued]:
+    """New passwords written to the store, then registered. When either fails, every secret the brokers did
+    not take is put back as it was (old ones rewritten, new ones that had none removed), and those they took
+    (an earlier batch, or the others of a batch the brokers answered user by user) keep their new one: the
+    store and the brokers agree, user by user."""
+    old: dict[str, SecretDoc] = {}  # user -> its secret before
+    fresh: dict[str, str] = {}  # user -> the secret the rotation creates (the principal had none)
     new: dict[str, Any] = {}
     issued: list[Issued] = []
+    registered: list[str] = []
     try:
         for principal in principals:
-            name = scram_secret(alias, principal)
-            tenant = state.principal_tenants.get(principal)
+            name, user, tenant = scram_secret(alias, principal), user_name(principal), tenants.get(principal)
             if store.get_bytes(name, PASSWORD_KEY) is not None:
-                old.append(_old_doc(store, name, "scram", tenant, alias))
+                old[user] = _old_doc(store, name, "scram", tenant, alias)
             else:
-                fresh.append(name)
+                fresh[user] = name
             password = random_password()
             doc = scram_doc(alias, principal, tenant, password, _generation(store, name) + 1)
             store.write(doc)
-            new[user_name(principal)] = password
+            new[user] = password
             issued.append(Issued(name, "scram", generation=int(doc.annotations[GENERATION])))
-        kafka_admin.upsert_scram_users(admin, new, mechanism)
-    except Exception as exc:  # noqa: BLE001 - put the old secrets back, then one clear message
+        kafka_admin.upsert_scram_users(admin, new, mechanism, registered=registered)
+    except Exception as exc:  # noqa: BLE001 - put back what the brokers did not take, then one clear message
         reason = exc.args[0] if exc.args and isinstance(exc.args[0], str) else type(exc).__name__
+        taken = set(registered)
         try:
-            for doc in old:
-                store.write(doc)
-            for name in fresh:
-                store.delete(name)
+            for user, doc in old.items():
+                if user not in taken:
+                    store.write(doc)
+            for user, name in fresh.items():
+                if user not in taken:
+                    store.delete(name)
         except Exception as again:  # noqa: BLE001 - say both: the store may now disagree with the brokers
             raise RuntimeFailure(f"cluster {alias}: rotating the SCRAM credentials failed ({reason}), and putting "
                                  f"the old secrets back failed too ({type(again).__name__}): run `mm2gov secrets "
                                  "rotate` again for this cluster") from None
-        raise RuntimeFailure(f"cluster {alias}: rotating the SCRAM credentials failed ({reason}); the old "
-                             "secrets were restored, nothing changed on this cluster") from None
-    result.rotated += issued
+        kept = (f"{len(taken)} of {len(principals)} users the brokers took keep their new secrets, the others' "
+                "were restored" if taken else "the old secrets were restored, nothing changed on this cluster")
+        raise RuntimeFailure(f"cluster {alias}: rotating the SCRAM credentials failed ({reason}); {kept}") from None
     log.info("%s: rotated %d SCRAM credentials", alias, len(new))
+    return issued
 
 
 def roll_dependants(api_client: Any, state: DesiredState, clusters: dict[str, Cluster], flows: list[str],

@@ -180,3 +180,4 @@ def test_a_rotation_that_cannot_finish_changes_nothing(stack, tmp_path, fault):
             "apiserver_unreachable": "error: Kubernetes API unreachable"}[fault] in done.stderr
     assert not [path for path in store.rglob("*") if path.is_file()]
     assert not [user for user in scram_users(admin_client(stack.kafka["source"].admin_config())) if tenant in user]
+
