@@ -69,7 +69,7 @@ def _keep_rollout(live: dict[str, Any], desired: dict[str, Any]) -> dict[str, An
 
 @dataclass(frozen=True)
 class _Write:
-    """One change to a custom object: create or replace (with its body) or delete."""
+    """One change to a custom object: create or replace (with the desired object) or delete."""
 
     verb: str  # "create", "replace" or "delete"
     namespace: str
@@ -79,7 +79,9 @@ class _Write:
 
     def send(self, api: Any, dry_run: bool) -> None:
         """Make it, or (dry_run) have the apiserver check it without persisting it: dryRun=All runs every
-        validation and admission step a real write does. A refusal names the object."""
+        validation and admission step a real write does. A replace reads the live object again first and
+        takes its resourceVersion then (an operator may have written its status since the plan: the write
+        would be a conflict), and keeps its rollout annotation. A refusal names the object."""
         from kubernetes.client.exceptions import ApiException
 
         where = (GROUP, VERSION, self.namespace, self.plural)
@@ -88,7 +90,14 @@ class _Write:
             if self.verb == "create":
                 api.create_namespaced_custom_object(*where, self.body, **options)
             elif self.verb == "replace":
-                api.replace_namespaced_custom_object(*where, self.name, self.body, **options)
+                assert self.body is not None
+                live = _live(api, self.namespace, self.plural, self.name)
+                if live is None:  # deleted since the plan: create it
+                    api.create_namespaced_custom_object(*where, self.body, **options)
+                    return
+                obj = _keep_rollout(live, self.body)
+                body = {**obj, "metadata": {**obj["metadata"], "resourceVersion": live["metadata"]["resourceVersion"]}}
+                api.replace_namespaced_custom_object(*where, self.name, body, **options)
             else:
                 api.delete_namespaced_custom_object(*where, self.name, **options)
         except ApiException as exc:
@@ -107,11 +116,15 @@ class KubePlan:
     writes: list[_Write]
 
     def apply(self) -> KubeChanges:
-        """Make the planned changes. The dry run accepted each of them, so what can still fail here is what
-        changed since (another writer: a conflict) or the apiserver going away."""
-        with kubernetes_errors():
-            for write in self.writes:
-                write.send(self.api, dry_run=False)
+        """Make the planned changes, after the brokers'. The dry run accepted each of them, so what can still
+        fail here is the apiserver going away or refusing what changed since: the message says the brokers
+        were changed, and running apply again finishes."""
+        try:
+            with kubernetes_errors():
+                for write in self.writes:
+                    write.send(self.api, dry_run=False)
+        except RuntimeFailure as exc:
+            raise RuntimeFailure(f"{exc}; the brokers' changes were made already: run apply again to finish") from None
         return self.changes
 
 
@@ -133,11 +146,9 @@ def plan_objects(client: Any, objects: list[dict[str, Any]], check: bool = True)
                 changes.created.append(_name(obj))
                 writes.append(_Write("create", namespace, PLURALS[kind], name, obj))
                 continue
-            obj = _keep_rollout(live, obj)
-            if _differs(live, obj):
+            if _differs(live, _keep_rollout(live, obj)):
                 changes.updated.append(_name(obj))
-                body = {**obj, "metadata": {**obj["metadata"], "resourceVersion": live["metadata"]["resourceVersion"]}}
-                writes.append(_Write("replace", namespace, PLURALS[kind], name, body))
+                writes.append(_Write("replace", namespace, PLURALS[kind], name, obj))
         for namespace in sorted({key[1] for key in desired}):
             for kind, plural in PLURALS.items():
                 owned = api.list_namespaced_custom_object(GROUP, VERSION, namespace, plural,

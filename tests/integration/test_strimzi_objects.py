@@ -169,3 +169,30 @@ def test_apply_that_kubernetes_refuses_changes_nothing(stack, tmp_path, refusal)
         admin = admin_client(stack.kafka[alias].admin_config())
         assert not [b for b in describe_acls(admin) if tenant in b.principal], alias
         assert not [user for user in scram_users(admin) if tenant in user], alias
+
+
+def test_an_object_written_between_plan_and_apply_is_replaced_not_refused(stack):
+    """apply plans the Strimzi objects first and writes them after the brokers, which can take minutes; an
+    operator writing an object in between (its status; here an annotation, which moves its resourceVersion
+    the same way) must not turn the planned replace into a 409 conflict: the replace reads the object again."""
+    from governance.k8s.strimzi_apply import OWNED_SELECTOR, plan_objects
+
+    namespace = f"kafka-plan-{uuid.uuid4().hex[:5]}"
+    core, api = client.CoreV1Api(stack.kube.client()), client.CustomObjectsApi(stack.kube.client())
+    core.create_namespace({"metadata": {"name": namespace}})
+    key, value = OWNED_SELECTOR.split("=")
+    live = {"apiVersion": "kafka.strimzi.io/v1", "kind": "KafkaUser",
+            "metadata": {"name": "planned", "namespace": namespace, "labels": {key: value}},
+            "spec": {"authentication": {"type": "scram-sha-512"}}}
+    _create(api, live, namespace)
+    desired = copy.deepcopy(live)
+    desired["spec"]["authentication"]["type"] = "tls"
+
+    plan = plan_objects(stack.kube.client(), [desired])
+    assert plan.changes.updated == [f"KafkaUser {namespace}/planned"]
+    api.patch_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkausers", "planned",
+                                       {"metadata": {"annotations": {"operator.example/seen": "yes"}}})
+    plan.apply()
+
+    now = api.get_namespaced_custom_object("kafka.strimzi.io", "v1", namespace, "kafkausers", "planned")
+    assert now["spec"] == desired["spec"]
