@@ -101,10 +101,11 @@ def secrets_rotate(repo: Path, target: str, tenant: str | None, admin_secrets_di
     the apiserver accepted each rollout in a dry run."""
     from governance.kafka.apply import client_config
     from governance.render import secrets as render_secrets
-    from governance.secrets.rotate import roll_dependants, rotate
+    from governance.secrets.rotate import check_tenant, roll_dependants, rotate
     from governance.secrets.store import DirSecretStore
 
     inventory, state = _desired_state(repo, opa_url, "/etc/mm2gov/secrets")
+    check_tenant(state, tenant)
     store, where = _secret_store(target, kubeconfig, system_namespace, state, inventory.clusters)
     admin_store = DirSecretStore(admin_secrets_dir) if admin_secrets_dir else store
     configs = {alias: client_config(alias, cluster, admin_store) for alias, cluster in inventory.clusters.items()}

@@ -63,9 +63,10 @@ def admin_client(config: dict[str, Any]) -> AdminClient:
     return AdminClient({**config, "socket.timeout.ms": 10000}, logger=logging.getLogger("mm2gov.librdkafka"))
 
 
-def answer(future: Future[Any], what: str, ignore: tuple[str, ...] = (), wait: float = ANSWER_WAIT) -> Any:
+def answer(future: Future[Any], what: str, ignore: tuple[str, ...] = (), wait: float | None = None) -> Any:
     """The result of one admin request's future; the broker's error (unless its name is in `ignore`: None)
-    or no answer within `wait` seconds is a RuntimeFailure naming `what`, never a traceback."""
+    or no answer within `wait` seconds (ANSWER_WAIT) is a RuntimeFailure naming `what`, never a traceback."""
+    wait = ANSWER_WAIT if wait is None else wait
     try:
         return future.result(timeout=wait)
     except KafkaException as exc:
@@ -97,10 +98,12 @@ def upsert_scram_user(admin: AdminClient, user: str, password: SecretValue,
 
 
 def upsert_scram_users(admin: AdminClient, passwords: dict[str, SecretValue], mechanism: str = "SCRAM-SHA-512",
-                       iterations: int = 8192, batch: int = 500, registered: list[str] | None = None) -> None:
+                       iterations: int = 8192, batch: int = 500, registered: list[str] | None = None,
+                       unanswered: list[str] | None = None) -> None:
     """Create or update SCRAM credentials, `batch` users per AlterUserScramCredentials request; the first
     user the brokers refuse is a RuntimeFailure once its batch is answered. `registered` (when given) gets
-    every user they took, those of that batch too: what a caller putting secrets back must leave alone."""
+    every user they took, those of that batch too: what a caller putting secrets back must leave alone;
+    `unanswered` every user whose answer never came (the brokers may or may not have taken it)."""
     mech = ScramMechanism[mechanism.replace("-", "_")]
     users = sorted(passwords)
     for start in range(0, len(users), batch):
@@ -113,6 +116,8 @@ def upsert_scram_users(admin: AdminClient, passwords: dict[str, SecretValue], me
                 answer(future, f"SCRAM user {user}")
             except RuntimeFailure as exc:
                 refused = refused or exc
+                if unanswered is not None and not future.done():
+                    unanswered.append(user)
                 continue
             if registered is not None:
                 registered.append(user)
@@ -184,12 +189,27 @@ def delete_acls(admin: AdminClient, bindings: Iterable[AclBinding], batch: int =
         _wait(admin.delete_acls(filters, request_timeout=TIMEOUT), "delete ACL")
 
 
-def cluster_operations(admin: AdminClient) -> set[str]:
+def cluster_operations(admin: AdminClient) -> set[str] | None:
     """The operations the client's principal may perform on the cluster resource, as the brokers' authorizer
-    answers DescribeCluster with its authorized operations (KIP-430): asked before a change, never guessed."""
+    answers DescribeCluster with its authorized operations (KIP-430): asked before a change, never guessed.
+    None when the brokers do not say (older than Kafka 2.3)."""
     described = answer(admin.describe_cluster(include_authorized_operations=True, request_timeout=TIMEOUT),
                        "describe cluster")
-    return {operation.name for operation in described.authorized_operations or []}
+    operations = described.authorized_operations
+    return None if operations is None else {operation.name for operation in operations}
+
+
+def check_alter(cluster: str, allowed: set[str] | None, needed_for: str) -> None:
+    """A RuntimeFailure when the brokers said the admin may not ALTER the cluster, which `needed_for` takes;
+    brokers that do not say (None) are let through with a warning: the change itself is then refused."""
+    if allowed is None:
+        log.warning("cluster %s: its brokers do not report what the admin may do (KIP-430); %s is not checked "
+                    "before the first change", cluster, needed_for)
+        return
+    if "ALTER" not in allowed and "ALL" not in allowed:
+        raise RuntimeFailure(f"cluster {cluster}: its admin principal may not ALTER the cluster (the brokers allow "
+                             f"it {', '.join(sorted(allowed)) or 'nothing'}), which {needed_for} takes; nothing was "
+                             "changed")
 
 
 def scram_users(admin: AdminClient) -> set[str]:

@@ -199,16 +199,12 @@ def refuse_unnamed_deletions(planned: Iterable[ClusterChanges]) -> None:
 
 
 def check_rights(changes: ClusterChanges, config: dict[str, Any]) -> None:
-    """Stop before any change when the cluster's admin may not ALTER the cluster, which creating and deleting
-    ACLs and SCRAM users takes (asked of the brokers' authorizer): otherwise the clusters before it in the run
-    would be changed and it would fail half-way. Quotas have their own check (validate_quotas)."""
-    if not (changes.create_acls or changes.delete_acls or changes.create_users or changes.delete_users):
-        return
-    allowed = kafka_admin.cluster_operations(kafka_admin.admin_client(config))
-    if "ALTER" not in allowed and "ALL" not in allowed:
-        raise RuntimeFailure(f"cluster {changes.cluster}: its admin principal may not ALTER the cluster (the brokers "
-                             f"allow it {', '.join(sorted(allowed)) or 'nothing'}), which changing ACLs and SCRAM "
-                             "users takes; nothing was changed")
+    """Stop before any change when the brokers say the cluster's admin may not ALTER the cluster, which
+    creating and deleting ACLs and SCRAM users takes: otherwise the clusters before it would be changed and
+    it would fail half-way. Quotas have their own check (validate_quotas)."""
+    if changes.create_acls or changes.delete_acls or changes.create_users or changes.delete_users:
+        allowed = kafka_admin.cluster_operations(kafka_admin.admin_client(config))
+        kafka_admin.check_alter(changes.cluster, allowed, "changing ACLs and SCRAM users")
 
 
 def validate_quotas(changes: ClusterChanges, config: dict[str, Any]) -> None:

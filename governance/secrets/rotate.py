@@ -1,11 +1,12 @@
 """`mm2gov secrets rotate`: new credentials, stored and registered, dependants rolled, old ones gone.
 
-First, everything that can be checked without changing anything: the clients CAs, every cluster
-(reached with its admin credentials), and with --kubeconfig the apiserver's dry run of each rollout.
-Then, per cluster: the new SCRAM password is written to the store, then registered on the
-brokers (Kafka keeps one credential per user and mechanism, so registering the new password
-retires the old one at that moment); when registration fails the old secret is put back, so the
-store and the brokers never disagree. New client certificates are written to the store (the
+First, everything that can be checked without changing anything: the tenant, the clients CAs, the
+secrets it reads, every cluster (reached with its admin credentials, which must be allowed to ALTER
+it), and with --kubeconfig the apiserver's dry run of each rollout. Then, per cluster: the new SCRAM
+password is written to the store, then registered on the brokers (Kafka keeps one credential per user
+and mechanism, so registering the new password retires the old one at that moment); a user the
+brokers did not take gets its old secret back, so the store and the brokers agree user by user (a
+user whose answer never came is named: unknown). New client certificates are written to the store (the
 brokers trust the CA, not the certificate). Then every dependant is rolled: KafkaMirrorMaker2
 objects and Deployments labelled `mm2gov.io/flow` get a new pod-template annotation, which makes
 Strimzi or the Deployment controller restart them with the new Secret.
@@ -53,19 +54,25 @@ def _old_doc(store: SecretStore, name: str, kind: str, tenant: str | None, clust
                      annotations=store.annotations(name) or {})
 
 
+def check_tenant(state: DesiredState, tenant: str | None) -> None:
+    """An unknown --tenant is bad usage (exit 2), said before anything is read from the store or a cluster."""
+    if tenant is not None and tenant not in state.tenant_namespaces:
+        tenants = ", ".join(sorted(state.tenant_namespaces))
+        raise ConfigError(f"no tenant '{tenant}' in the repo (its tenants: {tenants})")
+
+
 def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore,
            admin_configs: dict[str, dict[str, Any]], tenant: str | None = None,
            algorithm: str = "ec", check_roll: Callable[[list[str]], object] | None = None) -> Rotation:
     """Rotate the SCRAM passwords and client certificates of `tenant`'s principals (all when None).
 
     Nothing changes before everything that can be checked has been: the tenant; the clients CA of every
-    cluster whose certificates rotate; every cluster, reached with its admin credentials (its SCRAM users
-    listed); and `check_roll(flows)`, what rolling the flows to restart will need (with --kubeconfig, the
-    apiserver's dry run of each patch). A cluster that still fails (its brokers go away mid-way) gets its old
+    cluster whose certificates rotate; every secret the rotation reads; every cluster, reached with its admin
+    credentials and asked whether the admin may ALTER it (what registering SCRAM passwords takes); and
+    `check_roll(flows)`, what rolling the flows to restart will need (with --kubeconfig, the apiserver's dry
+    run of each patch). A cluster that still fails (its brokers go away mid-way) gets its old
     secrets back, and the message names the clusters rotated before it."""
-    if tenant is not None and tenant not in state.tenant_namespaces:
-        tenants = ", ".join(sorted(state.tenant_namespaces))
-        raise ConfigError(f"no tenant '{tenant}' in the repo (its tenants: {tenants})")
+    check_tenant(state, tenant)
     chosen = {alias: mine for alias, principals in sorted(state.scram_users().items())
               if (mine := sorted(p for p in principals if tenant is None or state.principal_tenants.get(p) == tenant))}
     mm2_flows = {mm2_principal(f.flow_id): f.flow_id for f in state.flows}
@@ -77,11 +84,17 @@ def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore
             if client_cas[alias] is None:
                 raise RuntimeFailure(f"cluster {alias}: clients CA {name!r} is missing; run `mm2gov secrets issue` "
                                      "first (nothing was rotated)")
+    for alias, principals in chosen.items():  # every secret the rotation reads can be read (a damaged store)
+        for principal in principals:
+            store.get_bytes(scram_secret(alias, principal), PASSWORD_KEY)
+            store.annotations(scram_secret(alias, principal))
+            if alias in client_cas:
+                store.annotations(tls_secret(alias, principal))
     admins = {}
     for alias in chosen:
         cluster_metadata(alias, admin_configs[alias])  # reachable? one clear message, before any change
         admins[alias] = kafka_admin.admin_client(admin_configs[alias])
-        kafka_admin.scram_users(admins[alias])  # the admin's credentials work and may see SCRAM users
+        kafka_admin.check_alter(alias, kafka_admin.cluster_operations(admins[alias]), "registering SCRAM passwords")
     if check_roll is not None and flows:
         check_roll(flows)
     result, done = Rotation(flows=flows), []
@@ -90,20 +103,19 @@ def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore
             mechanism = clusters[alias].security.sasl_mechanism or "SCRAM-SHA-512"
             result.rotated += rotate_scram(alias, "SCRAM-SHA-512" if mechanism == "PLAIN" else mechanism,
                                            principals, state.principal_tenants, store, admins[alias])
-        except RuntimeFailure as exc:
-            if done:
-                raise RuntimeFailure(f"{exc}; already rotated: cluster(s) {', '.join(done)} (their old credentials "
-                                     "no longer work): run `mm2gov secrets rotate` again") from None
-            raise
-        done.append(alias)
-        if alias in client_cas:
-            for principal in principals:
+            done.append(alias)  # its old SCRAM passwords no longer work
+            for principal in principals if alias in client_cas else ():
                 name = tls_secret(alias, principal)
                 doc = tls_doc(alias, principal, state.principal_tenants.get(principal), client_cas[alias], algorithm,
                               _generation(store, name) + 1)
                 store.write(doc)
                 result.rotated.append(Issued(name, "tls", doc.annotations[FINGERPRINT][7:],
                                              doc.annotations[NOT_AFTER], int(doc.annotations[GENERATION])))
+        except RuntimeFailure as exc:
+            if done:
+                raise RuntimeFailure(f"{exc}; already rotated: cluster(s) {', '.join(done)} (their old SCRAM "
+                                     "passwords no longer work): run `mm2gov secrets rotate` again") from None
+            raise
     return result
 
 
@@ -118,6 +130,7 @@ def rotate_scram(alias: str, mechanism: str, principals: list[str], tenants: Map
     new: dict[str, Any] = {}
     issued: list[Issued] = []
     registered: list[str] = []
+    unanswered: list[str] = []
     try:
         for principal in principals:
             name, user, tenant = scram_secret(alias, principal), user_name(principal), tenants.get(principal)
@@ -130,7 +143,7 @@ def rotate_scram(alias: str, mechanism: str, principals: list[str], tenants: Map
             store.write(doc)
             new[user] = password
             issued.append(Issued(name, "scram", generation=int(doc.annotations[GENERATION])))
-        kafka_admin.upsert_scram_users(admin, new, mechanism, registered=registered)
+        kafka_admin.upsert_scram_users(admin, new, mechanism, registered=registered, unanswered=unanswered)
     except Exception as exc:  # noqa: BLE001 - put back what the brokers did not take, then one clear message
         reason = exc.args[0] if exc.args and isinstance(exc.args[0], str) else type(exc).__name__
         taken = set(registered)
@@ -146,7 +159,12 @@ def rotate_scram(alias: str, mechanism: str, principals: list[str], tenants: Map
                                  f"the old secrets back failed too ({type(again).__name__}): run `mm2gov secrets "
                                  "rotate` again for this cluster") from None
         kept = (f"{len(taken)} of {len(principals)} users the brokers took keep their new secrets, the others' "
-                "were restored" if taken else "the old secrets were restored, nothing changed on this cluster")
+                "were restored" if taken else "the old secrets were restored")
+        if unanswered:  # the brokers may hold the new password: the old one in the store may no longer work
+            kept += (f"; {len(unanswered)} user(s) got no answer ({', '.join(sorted(unanswered)[:3])}...): their "
+                     "old secrets may no longer work, run `mm2gov secrets rotate` again")
+        elif not taken:
+            kept += ", nothing changed on this cluster"
         raise RuntimeFailure(f"cluster {alias}: rotating the SCRAM credentials failed ({reason}); {kept}") from None
     log.info("%s: rotated %d SCRAM credentials", alias, len(new))
     return issued

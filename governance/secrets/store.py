@@ -9,9 +9,11 @@ a pod; files are 0600) and `governance.k8s.secret_store.KubeSecretStore`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -85,26 +87,38 @@ class DirSecretStore:
         return None if data is None else SecretValue(data.decode("utf-8").rstrip("\n"))
 
     def get_bytes(self, name: str, key: str) -> bytes | None:
-        try:
-            return self.path(name, key).read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:  # a file where the secret's folder belongs, a folder for a key, no permission
-            raise RuntimeFailure(f"secret store {self.root}: cannot read secret {name!r}: "
-                                 f"{exc.strerror or type(exc).__name__}") from None
+        with self._reading(name):
+            try:
+                return self.path(name, key).read_bytes()
+            except FileNotFoundError:
+                return None
 
     def data(self, name: str) -> dict[str, bytes] | None:
         """Every key of the secret (None when there is no such secret)."""
         folder = self.root / _check(name)
-        if not folder.is_dir():
-            return None
-        return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.name.startswith(".")}
+        with self._reading(name):
+            if not folder.is_dir():
+                return None
+            return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.name.startswith(".")}
 
     def annotations(self, name: str) -> dict[str, str] | None:
+        with self._reading(name):
+            try:
+                annotations: dict[str, str] = json.loads((self.root / _check(name) / META_FILE).read_text())[
+                    "annotations"]
+                return annotations
+            except FileNotFoundError:
+                return {} if (self.root / name).is_dir() else None
+
+    @contextlib.contextmanager
+    def _reading(self, name: str) -> Iterator[None]:
+        """A secret that cannot be read (a file where its folder belongs, a folder for a key, no permission)
+        is one RuntimeFailure naming it, never a traceback; an absent one is for the caller to say."""
         try:
-            return json.loads((self.root / _check(name) / META_FILE).read_text())["annotations"]
-        except FileNotFoundError:
-            return {} if (self.root / name).is_dir() else None
+            yield
+        except OSError as exc:
+            raise RuntimeFailure(f"secret store {self.root}: cannot read secret {name!r}: "
+                                 f"{exc.strerror or type(exc).__name__}") from None
 
     def put(self, name: str, key: str, value: SecretValue) -> None:
         """One key of a secret (the stack's exports); issue and rotate write whole docs."""

@@ -6,7 +6,6 @@ Uses the session stack; the repo's tenants (leak-*) are this module's own.
 from __future__ import annotations
 
 import shutil
-import socket
 import uuid
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from devstack.repo import write_stack_repo
 from governance.kafka import ownership
 from governance.kafka.admin import admin_client, describe_acls
 from tests.conftest import run_cli, secret_values
+from tests.tools.failures import closed_port
 
 
 @pytest.fixture
@@ -24,12 +24,6 @@ def repo(stack, tmp_path: Path) -> tuple[Path, Path]:
     write_stack_repo(stack, repo, [f"leak-{uuid.uuid4().hex[:6]}"])  # shared brokers: a fresh tenant per test
     stack.export_secret_store(secrets)
     return repo, secrets
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_unreachable_cluster_is_exit_3_and_changes_nothing(stack, repo):

@@ -13,10 +13,8 @@ removes at its end the quotas it set by hand and the ones mm2gov set, so it leav
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,12 +31,8 @@ from governance.errors import RuntimeFailure
 from governance.files import YAML_DUMPER
 from governance.kafka.admin import (
     admin_client,
-    create_acls,
-    delete_acls,
-    delete_scram_users,
     describe_acls,
     scram_users,
-    upsert_scram_user,
 )
 from governance.kafka.quotas import (
     TIMEOUT_MS,
@@ -49,12 +43,11 @@ from governance.kafka.quotas import (
     quota_client,
     user_entity,
 )
-from governance.model.acl import AclBinding
 from governance.model.names import flow_id, mm2_principal
 from governance.model.quota import QUOTA_KEYS, ClientQuota, QuotaChange
 from governance.secrets.store import DirSecretStore
-from governance.secrets.values import SecretValue, random_password
 from tests.conftest import run_cli
+from tests.tools.failures import limited_admin
 from tests.tools.kafka_tool import CONFIG_COMMAND, kafka_tool
 
 pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")
@@ -268,43 +261,13 @@ def test_the_audit_collects_every_user_quota_as_the_brokers_hold_it(stack, estat
 LIMITED = f"limited-admin-{RUN}"  # may do everything apply needs on target but one operation on the cluster
 
 
-@contextlib.contextmanager
-def limited_target_admin(stack: Stack, repo_from: Path, secrets_from: Path, scratch: Path,
-                         denied: str) -> Iterator[tuple[Path, Path]]:
-    """A copy of `repo_from` and its secrets whose target admin is LIMITED: ALL on the cluster, topics and
-    groups but `denied` on the cluster; the user and its ACLs are removed afterwards (the stack is shared)."""
-    acls = [AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", "ALL"),
-            AclBinding(f"User:{LIMITED}", "TOPIC", "*", "LITERAL", "ALL"),
-            AclBinding(f"User:{LIMITED}", "GROUP", "*", "LITERAL", "ALL"),
-            AclBinding(f"User:{LIMITED}", "CLUSTER", "kafka-cluster", "LITERAL", denied, "DENY")]
-    password = random_password()
-    target = admin_client(stack.kafka[TARGET].admin_config())
-    upsert_scram_user(target, LIMITED, password)
-    create_acls(target, acls)
-    try:
-        repo, secrets = scratch / "limited", scratch / "secrets"
-        shutil.copytree(repo_from, repo)
-        shutil.copytree(secrets_from, secrets)
-        clusters = yaml.safe_load((repo / "clusters.yaml").read_text())
-        security = clusters["clusters"][TARGET]["security"]
-        assert security["admin_credentials_secret"] == f"{TARGET}-admin"
-        security["admin_credentials_secret"] = f"{TARGET}-limited"
-        (repo / "clusters.yaml").write_text(as_yaml(clusters))
-        store = DirSecretStore(secrets)
-        store.put(f"{TARGET}-limited", "username", SecretValue(LIMITED))
-        store.put(f"{TARGET}-limited", "password", password)
-        yield repo, secrets
-    finally:  # the shared stack keeps no admin of this test's
-        delete_acls(target, acls)
-        delete_scram_users(target, [LIMITED])
-
-
 def test_apply_refused_a_quota_on_one_cluster_changes_no_cluster(stack, estate, tmp_path):
     """AlterClientQuotas needs ALTER_CONFIGS on the cluster: with target's admin denied it, applying the sized repo
     over the unsized state is refused in one line naming target and the MM2 principal, exit 3, and source, whose
     admin may set its quota, is not changed either (every cluster's quotas are validated before any change)."""
     apply(estate["unsized"], estate["secrets"])
-    with limited_target_admin(stack, estate["sized"], estate["secrets"], tmp_path, "ALTER_CONFIGS") as (repo, secrets):
+    with limited_admin(stack, TARGET, LIMITED, "ALTER_CONFIGS", estate["sized"], estate["secrets"],
+                       tmp_path) as (repo, secrets):
         before = {alias: quotas_by_admin_api(stack, alias) for alias in SIZED_CLUSTERS}
         refused = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
         assert refused.returncode == 3, refused.stdout + refused.stderr
@@ -321,7 +284,8 @@ def test_apply_whose_admin_may_not_alter_one_cluster_changes_no_cluster(stack, e
     or users either (before, source was changed and target failed at its first SCRAM user)."""
     apply(estate["unsized"], estate["secrets"])
     tenant = f"q{RUN}-new"
-    with limited_target_admin(stack, estate["unsized"], estate["secrets"], tmp_path, "ALTER") as (repo, secrets):
+    with limited_admin(stack, TARGET, LIMITED, "ALTER", estate["unsized"], estate["secrets"], tmp_path) as (repo,
+                                                                                                     secrets):
         (repo / "tenants" / f"{tenant}.yaml").write_text(as_yaml(tenant_document(tenant)))
         refused = run_cli("apply", str(repo), "--secrets-dir", str(secrets))
         assert refused.returncode == 3, refused.stdout + refused.stderr

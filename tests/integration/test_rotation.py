@@ -4,8 +4,8 @@ tenant is untouched. Tenants rot-a and rot-b are this module's own."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-import socket
 import uuid
 
 import pytest
@@ -20,6 +20,7 @@ from governance.kafka.records import Record, produce, read
 from governance.model.names import flow_id
 from governance.secrets.store import DirSecretStore
 from tests.conftest import run_cli
+from tests.tools.failures import closed_port, limited_admin
 
 pytestmark = pytest.mark.usefixtures("decided_by_warm_opa")  # its mm2gov runs ask one warm OPA (tests/conftest.py)
 
@@ -140,26 +141,26 @@ def test_rotating_an_unknown_tenant_is_exit_2_and_changes_nothing(rotation):
     assert sorted((p.name, p.read_bytes()) for p in rotation["store"].rglob("password")) == before
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.mark.parametrize("fault", ["cluster_unreachable", "clients_ca_missing", "apiserver_unreachable"])
+@pytest.mark.parametrize("fault", ["cluster_unreachable", "clients_ca_missing", "apiserver_unreachable",
+                                   "admin_may_not_alter"])
 def test_a_rotation_that_cannot_finish_changes_nothing(stack, tmp_path, fault):
     """Each of these faults used to surface after the first cluster (source, in name order) was rotated: its
     passwords changed in the store and on its brokers, the rest not, nothing rolled. Every one is now checked
     before the first change: exit 3, the fault named, no secret written, no SCRAM user of the tenant on the
-    source's brokers. The tenant is this test's own (its principals never existed: no apply needed)."""
+    source's brokers. The tenant is this test's own (its principals never existed: no apply needed); the
+    admin the brokers do not allow to ALTER target is this test's own too (removed afterwards)."""
     tenant = f"rot-{uuid.uuid4().hex[:5]}"
     repo, store, admin_store = tmp_path / "repo", tmp_path / "store", tmp_path / "admin"
     write_stack_repo(stack, repo, [tenant], client_ca=fault == "clients_ca_missing",
                      strimzi_namespaces={"target": "kafka-rot"} if fault == "apiserver_unreachable" else None)
     stack.export_secret_store(admin_store)  # the admins' credentials; the rotated secrets go to `store`
+    limited = contextlib.ExitStack()
+    if fault == "admin_may_not_alter":
+        repo, admin_store = limited.enter_context(limited_admin(stack, "target", f"limited-{tenant}", "ALTER",
+                                                                repo, admin_store, tmp_path))
     args = ["secrets", "rotate", str(repo), "--to", f"dir:{store}", "--admin-secrets-dir", str(admin_store),
             "--tenant", tenant]
-    port = _closed_port()
+    port = closed_port()
     if fault == "cluster_unreachable":
         document = yaml.safe_load((repo / "clusters.yaml").read_text())
         document["clusters"]["target"]["bootstrap_servers"] = f"127.0.0.1:{port}"
@@ -171,13 +172,16 @@ def test_a_rotation_that_cannot_finish_changes_nothing(stack, tmp_path, fault):
         kubeconfig.write_text(yaml.safe_dump(config))
         args += ["--kubeconfig", str(kubeconfig)]
 
-    done = run_cli(*args)
+    with limited:
+        done = run_cli(*args)
 
     assert done.returncode == 3, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     assert {"cluster_unreachable": f"error: cluster target (127.0.0.1:{port}) unreachable",
             "clients_ca_missing": f"error: cluster source: clients CA {CA_SECRET_NAME!r} is missing",
-            "apiserver_unreachable": "error: Kubernetes API unreachable"}[fault] in done.stderr
+            "apiserver_unreachable": "error: Kubernetes API unreachable",
+            "admin_may_not_alter": "error: cluster target: its admin principal may not ALTER the cluster"}[fault] \
+        in done.stderr
     assert not [path for path in store.rglob("*") if path.is_file()]
     assert not [user for user in scram_users(admin_client(stack.kafka["source"].admin_config())) if tenant in user]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
 import uuid
 
 import pytest
@@ -16,6 +15,7 @@ from devstack.repo import write_stack_repo
 from governance.kafka.admin import admin_client, describe_acls, scram_users
 from tests.conftest import run_cli
 from tests.tools.capacity import CAPACITY_YAML, FLOW, PAYMENTS_CAPACITY, acme_with
+from tests.tools.failures import closed_port
 
 PLURALS = {"KafkaMirrorMaker2": "kafkamirrormaker2s", "KafkaUser": "kafkausers", "KafkaTopic": "kafkatopics"}
 
@@ -123,12 +123,6 @@ def test_apply_with_kubeconfig_reconciles_owned_strimzi_objects(stack, tmp_path)
     assert "neighbour" in names and "kmkt-app" not in names and "kpay-app" in names
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.parametrize("refusal", ["namespace_missing", "apiserver_unreachable"])
 def test_apply_that_kubernetes_refuses_changes_nothing(stack, tmp_path, refusal):
     """A Strimzi object the apiserver refuses (here: its namespace does not exist, which the apiserver's
@@ -150,7 +144,7 @@ def test_apply_that_kubernetes_refuses_changes_nothing(stack, tmp_path, refusal)
     kubeconfig = stack.write_kubeconfig(tmp_path / "kubeconfig")
     if refusal == "apiserver_unreachable":
         config = yaml.safe_load(kubeconfig.read_text())
-        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{_closed_port()}"
+        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{closed_port()}"
         kubeconfig.write_text(yaml.safe_dump(config))
 
     done = run_cli("apply", str(repo), "--secrets-dir", str(secrets), "--kubeconfig", str(kubeconfig))
