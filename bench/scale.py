@@ -424,6 +424,8 @@ def main() -> None:
     sizes = sorted(int(s) for s in args.sizes.split(","))
     commands = [c for c in COMMANDS if c in args.commands.split(",")]
     results: dict[str, dict[int, Run]] = {c: {} for c in commands}
+    if args.work_dir is not None:
+        args.work_dir.mkdir(parents=True, exist_ok=True)  # a folder the user names is made, not a traceback
     print(f"work dir: {args.work_dir or tempfile.gettempdir()}", flush=True)
     compile_bytecode()
     with tempfile.TemporaryDirectory(prefix="mm2gov-bench-scale-", dir=args.work_dir) as tmp:
