@@ -214,12 +214,17 @@ def validate_quotas(changes: ClusterChanges, config: dict[str, Any]) -> None:
         quotas.alter_user_quotas(changes.cluster, client, changes.quotas, validate_only=True)
 
 
+def scram_mechanism(cluster: Cluster) -> str:
+    """The SCRAM mechanism mm2gov registers its users' credentials under on the cluster (apply, rotate): the
+    cluster's own, SCRAM-SHA-512 where it names none or PLAIN (SCRAM credentials are what mm2gov registers)."""
+    mechanism = cluster.security.sasl_mechanism
+    return "SCRAM-SHA-512" if mechanism in (None, "PLAIN") else mechanism
+
+
 def _execute_cluster(alias: str, cluster: Cluster, changes: ClusterChanges, live: ClusterSnapshot,
                      state: DesiredState, config: dict[str, Any], store: SecretStore, batch_size: int) -> None:
-    mechanism = cluster.security.sasl_mechanism or "SCRAM-SHA-512"
-    if mechanism == "PLAIN":  # SCRAM credentials are what mm2gov registers
-        mechanism = "SCRAM-SHA-512"
-    execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, mechanism, batch_size)
+    execute(alias, changes, live, state.scram_users().get(alias, set()), config, store, scram_mechanism(cluster),
+            batch_size)
 
 
 def cluster_report(clusters: Mapping[str, Any], pairs: Iterable[tuple[str, str]],

@@ -24,7 +24,7 @@ from governance.config.schema import Cluster
 from governance.errors import ConfigError, RuntimeFailure
 from governance.k8s.strimzi_apply import ROLLOUT_ANNOTATION, kubernetes_errors
 from governance.kafka import admin as kafka_admin
-from governance.kafka.apply import cluster_metadata
+from governance.kafka.apply import cluster_metadata, scram_mechanism
 from governance.model.names import mirror_maker_object, mm2_principal
 from governance.secrets.issue import FINGERPRINT, GENERATION, NOT_AFTER, Issued, load_ca, scram_doc, tls_doc
 from governance.secrets.names import PASSWORD_KEY, scram_secret, tls_secret, user_name
@@ -100,9 +100,8 @@ def rotate(state: DesiredState, clusters: dict[str, Cluster], store: SecretStore
     result, done = Rotation(flows=flows), []
     for alias, principals in chosen.items():
         try:
-            mechanism = clusters[alias].security.sasl_mechanism or "SCRAM-SHA-512"
-            result.rotated += rotate_scram(alias, "SCRAM-SHA-512" if mechanism == "PLAIN" else mechanism,
-                                           principals, state.principal_tenants, store, admins[alias])
+            result.rotated += rotate_scram(alias, scram_mechanism(clusters[alias]), principals,
+                                           state.principal_tenants, store, admins[alias])
             done.append(alias)  # its old SCRAM passwords no longer work
             for principal in principals if alias in client_cas else ():
                 name = tls_secret(alias, principal)
